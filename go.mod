@@ -1,0 +1,3 @@
+module github.com/linkbench-go/linkbench
+
+go 1.26
