@@ -60,3 +60,28 @@ func ParseOp(s string) (Op, error) {
 
 // IsRequest reports whether o is one of the ten request-phase operations.
 func (o Op) IsRequest() bool { return o <= GetLinksList }
+
+// IsSize reports whether o records sizes (rows) rather than latencies:
+// RangeSize, LoadLinksBulkNLinks and LoadCountsBulkNLinks (reference §9.1).
+func (o Op) IsSize() bool {
+	return o == RangeSize || o == LoadLinksBulkNLinks || o == LoadCountsBulkNLinks
+}
+
+// MarshalText returns the operation's LinkBench name (as String); it fails
+// for a value >= NumOps.
+func (o Op) MarshalText() ([]byte, error) {
+	if int(o) >= NumOps {
+		return nil, fmt.Errorf("stats: undefined operation %d", uint8(o))
+	}
+	return []byte(opNames[o]), nil
+}
+
+// UnmarshalText parses a LinkBench operation name (as ParseOp).
+func (o *Op) UnmarshalText(b []byte) error {
+	op, err := ParseOp(string(b))
+	if err != nil {
+		return err
+	}
+	*o = op
+	return nil
+}

@@ -1,0 +1,117 @@
+package stats
+
+import (
+	"math"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Summary is the digest of one series of an operation: the count of values
+// and their percentiles, extremes and mean, in microseconds (latency series)
+// or rows (RangeSize, LoadLinksBulkNLinks, LoadCountsBulkNLinks).
+//
+// The numbers follow Java HdrHistogram 2.1.12, which LinkBench reports with
+// (reference §9.3), not hdrhistogram-go's own query methods where they
+// differ:
+//   - percentile p is the highest value equivalent (within the histogram's
+//     precision) to the value of rank max(1, ceil(nextDown(p)·Count/100)) in
+//     ascending order (AbstractHistogram.getValueAtPercentile).
+//     hdrhistogram-go v1.4.0 rounds the rank to nearest instead, which gives
+//     a lower value for e.g. p25 of 5 values;
+//   - Max is the highest value equivalent to the largest recorded value;
+//     Min the lowest value equivalent to the smallest;
+//   - Mean is Σ count·medianEquivalent(v) / Count, summed in ascending value
+//     order then divided once, as Java does (hdrhistogram-go divides every
+//     term, which can differ in the last bits).
+//
+// All fields are zero when Count is 0.
+type Summary struct {
+	Count int64   `json:"count"`
+	P25   int64   `json:"p25"`
+	P50   int64   `json:"p50"`
+	P75   int64   `json:"p75"`
+	P95   int64   `json:"p95"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	Max   int64   `json:"max"`
+	Min   int64   `json:"min"`
+	Mean  float64 `json:"mean"`
+}
+
+// percentileRank is Java HdrHistogram's count at percentile p (0..100) of a
+// histogram holding total values: max(1, ceil(nextDown(p) clamped to
+// [0, 100] · total / 100)). The one-ulp step down keeps e.g. p = 25 of 100
+// values at rank 25 when 25·100/100 rounds up in floating point.
+func percentileRank(p float64, total int64) int64 {
+	q := math.Min(math.Max(math.Nextafter(p, math.Inf(-1)), 0), 100)
+	r := int64(math.Ceil(q * float64(total) / 100))
+	if r < 1 {
+		r = 1
+	}
+	return r
+}
+
+// quantiles digests h: Count, Min, Max, Mean, and the value at each of the
+// percentiles ps (ascending, each in (0, 100]) stored in out (len(out) ==
+// len(ps)). It walks the recorded buckets once, in ascending order.
+func quantiles(h *hdr.Histogram, ps []float64, out []int64) (count, lo, hi int64, mean float64) {
+	if h == nil || h.TotalCount() == 0 {
+		clear(out)
+		return 0, 0, 0, 0
+	}
+	count = h.TotalCount()
+	ranks := make([]int64, len(ps))
+	for i, p := range ps {
+		ranks[i] = percentileRank(p, count)
+	}
+	var cum int64
+	var sum float64
+	next := 0
+	first := true
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		if first {
+			lo = b.From
+			first = false
+		}
+		hi = b.To
+		// medianEquivalentValue = lowest + (size of the equivalence range >> 1).
+		sum += float64(b.From+(b.To-b.From+1)>>1) * float64(b.Count)
+		cum += b.Count
+		for next < len(ranks) && cum >= ranks[next] {
+			out[next] = b.To
+			next++
+		}
+	}
+	for ; next < len(out); next++ { // unreachable: ranks never exceed count
+		out[next] = hi
+	}
+	return count, lo, hi, sum / float64(count)
+}
+
+// summarize digests h (nil or empty gives the zero Summary).
+func summarize(h *hdr.Histogram) Summary {
+	ps := [...]float64{25, 50, 75, 95, 99, 99.9} // Summary's fields, in order
+	var v [len(ps)]int64
+	c, lo, hi, mean := quantiles(h, ps[:], v[:])
+	if c == 0 {
+		return Summary{}
+	}
+	return Summary{
+		Count: c,
+		P25:   v[0], P50: v[1], P75: v[2], P95: v[3], P99: v[4], P999: v[5],
+		Max: hi, Min: lo, Mean: mean,
+	}
+}
+
+// valueAtRank returns the highest value equivalent to the value of rank
+// (1..total) in ascending order of h (which holds total values), without
+// allocating. It asks hdrhistogram-go's ValueAtPercentile, whose rank is
+// round(p·total/100 + 0.5) clamped to [1, total], for p = (rank − 0.25) ·
+// 100 / total, i.e. rank + 0.25 before truncation: the requested rank
+// whatever the floating-point error (far below 0.25 for any int64 count).
+func valueAtRank(h *hdr.Histogram, rank, total int64) int64 {
+	return h.ValueAtPercentile((float64(rank) - 0.25) * 100 / float64(total))
+}
