@@ -1,0 +1,550 @@
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"pgregory.net/rand"
+
+	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// ErrLoadVerify is returned (wrapped) when the node table does not hold
+// exactly the ids startid1..maxid1-1 after a load.
+var ErrLoadVerify = errors.New("load verification failed")
+
+// Load runs LinkBench's load phase (reference §5) against st: one node
+// loader writing nodes startid1..maxid1-1 of every database (when
+// generate_nodes is set), and `loaders` link loaders that generate, for
+// every id1 in [startid1, maxid1), its out-links of every link type (the
+// out-degree model of nlinks_func, split per type as the reference's §5.4
+// says) with log-normal payload sizes and Motif or Uniform payloads.
+//
+// The id1 range is cut into chunks of loader_chunk_size ids that loaders
+// take from a shared counter, the chunks that hold the largest adjacency
+// lists first (so that the giant list of the real out-degree does not
+// finish last: the fix of reference §11.2-2). Each chunk draws from its own
+// random stream rand.New(seed, chunk): the loaded data is a pure function of
+// the configuration and load_random_seed, whatever the number of loaders
+// and their timing.
+//
+// When st implements store.BulkLinkLoader (store.BulkNodeLoader), links
+// and count rows (nodes) are sent in batches of bulk_insert_count rows,
+// never an empty batch; otherwise AddLink (AddNode) is called per row.
+// After the node load, a store implementing store.Checker is asked for its
+// node count and id range, which must be exactly the loaded ids.
+//
+// The returned report has one histogram per load operation (LOAD_NODE_BULK,
+// LOAD_LINKS_BULK, LOAD_COUNTS_BULK, or LOAD_LINK for row-by-row loads),
+// the rows written and the elapsed time. Errors: *ConfigError for bad
+// configuration (before anything is written), the first store error
+// (wrapped, with the operation) otherwise, ErrLoadVerify, or ctx's error.
+// On error the report covers what was done and may be nil for config errors.
+func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error) {
+	w, err := prepare(cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	cfg = w.cfg
+	stores, dbNames, err := dbStores(ctx, &cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	seed := resolveSeed(cfg.LoadRandomSeed)
+	log := cfg.logger()
+
+	chunk := cfg.LoaderChunkSize
+	numChunks := (w.n + chunk - 1) / chunk
+	order := newChunkOrder(w, numChunks)
+	total := order.len() * int64(cfg.DBCount)
+
+	bulkLinks, _ := st.(store.BulkLinkLoader)
+	nodeWorkers := 0
+	if cfg.GenerateNodes {
+		nodeWorkers = 1
+	}
+	recs := make([]*stats.Recorder, cfg.Loaders+nodeWorkers)
+	for i := range recs {
+		if recs[i], err = stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy}); err != nil {
+			return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
+		}
+	}
+	loaders := make([]*linkLoader, cfg.Loaders)
+	for i := range loaders {
+		if loaders[i], err = newLinkLoader(w, i, seed, stores, recs[i]); err != nil {
+			return nil, err
+		}
+		if bulkLinks != nil {
+			loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
+			for d, s := range stores {
+				loaders[i].bulkLinks[d], _ = s.(store.BulkLinkLoader)
+			}
+		}
+	}
+	var nl *nodeLoader
+	if cfg.GenerateNodes {
+		if nl, err = newNodeLoader(w, seed, stores, recs[len(recs)-1]); err != nil {
+			return nil, err
+		}
+	}
+
+	log.Info("starting load", "loaders", cfg.Loaders, "generate_nodes", cfg.GenerateNodes,
+		"maxid1", cfg.MaxID1, "load_random_seed", seed, "out-degree", w.outDegreeSource)
+	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
+	start := cfg.now()
+	prog.start = start
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for i, ll := range loaders {
+		g.Go(func() error {
+			gctx := withWorker(gctx, stats.PhaseLoad, i)
+			for {
+				k := next.Add(1) - 1
+				if k >= total {
+					return ll.flush(gctx)
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				db := int(k / order.len())
+				c := order.at(k % order.len())
+				lo := cfg.StartID1 + c*chunk
+				hi := min(lo+chunk, cfg.MaxID1)
+				if err := ll.chunk(gctx, db, c, lo, hi); err != nil {
+					return err
+				}
+				prog.update(hi-lo, ll.chunkLinks, ll.chunkCounts)
+			}
+		})
+	}
+	if nl != nil {
+		g.Go(func() error { return nl.run(withWorker(gctx, stats.PhaseLoad, cfg.Loaders)) })
+	}
+	runErr := g.Wait()
+	elapsed := cfg.now().Sub(start)
+
+	rep, err := stats.Merge(stats.PhaseLoad, recs)
+	if err != nil {
+		return nil, err
+	}
+	rep.Start, rep.Elapsed = start, elapsed
+	totals := &stats.LoadTotals{ExpectedNodes: w.n}
+	if !cfg.GenerateNodes {
+		totals.ExpectedNodes = 0
+	}
+	for _, ll := range loaders {
+		totals.Links += ll.linksLoaded
+		totals.Counts += ll.countsLoaded
+	}
+	if nl != nil {
+		totals.Nodes = nl.loaded
+	}
+	rep.Load = totals
+	rep.Header = w.header(seed, "load_random_seed")
+	if runErr != nil {
+		return rep, runErr
+	}
+	if nl != nil {
+		if err := verifyNodes(ctx, &cfg, stores, dbNames); err != nil {
+			return rep, err
+		}
+	}
+	log.Info("load phase completed", "nodes", totals.Nodes, "links", totals.Links, "counts", totals.Counts,
+		"seconds", elapsed.Seconds())
+	return rep, nil
+}
+
+// verifyNodes checks, for stores implementing store.Checker, that each
+// database holds exactly the nodes startid1..maxid1-1.
+func verifyNodes(ctx context.Context, cfg *Config, stores []store.Store, names []string) error {
+	want := store.NodeStats{Count: cfg.MaxID1 - cfg.StartID1, MinID: cfg.StartID1, MaxID: cfg.MaxID1 - 1}
+	for i, s := range stores {
+		ch, ok := s.(store.Checker)
+		if !ok {
+			continue
+		}
+		got, err := ch.NodeStats(ctx)
+		if err != nil {
+			return fmt.Errorf("verify nodes of %s: %w", names[i], err)
+		}
+		if got != want {
+			return fmt.Errorf("%w: database %s holds %d nodes with ids %d..%d, want %d nodes %d..%d",
+				ErrLoadVerify, names[i], got.Count, got.MinID, got.MaxID, want.Count, want.MinID, want.MaxID)
+		}
+	}
+	return nil
+}
+
+// chunkOrder lists the chunks of one database: first the chunks holding
+// the heaviest out-degree ranks, then all others in ascending order.
+type chunkOrder struct {
+	n      int64   // number of chunks
+	heavy  []int64 // distinct chunks, heaviest first
+	sorted []int64 // heavy, ascending
+}
+
+// heavyRanks is how many of the largest adjacency lists are scheduled
+// first. The real out-degree gives rank 0 about 4.2 M links and rank 1
+// about 0.45 M; rank 64 has under 20 K.
+const heavyRanks = 64
+
+func newChunkOrder(w *workload, numChunks int64) *chunkOrder {
+	o := &chunkOrder{n: numChunks}
+	if !w.outDegree.Shuffled() {
+		return o // arithmetic models: the heaviest ids are not known in advance, and they are small
+	}
+	sh, err := distributions.NewInvertibleShuffler(distributions.ShuffleSeedLinks, distributions.ShuffleGroups, w.n)
+	if err != nil {
+		return o
+	}
+	seen := map[int64]bool{}
+	for r := int64(0); r < min(heavyRanks, w.n); r++ {
+		c := sh.Permute(r) / w.cfg.LoaderChunkSize
+		if !seen[c] {
+			seen[c] = true
+			o.heavy = append(o.heavy, c)
+		}
+	}
+	o.sorted = slices.Clone(o.heavy)
+	slices.Sort(o.sorted)
+	return o
+}
+
+func (o *chunkOrder) len() int64 { return o.n }
+
+// at returns the k-th chunk to load, 0 <= k < n.
+func (o *chunkOrder) at(k int64) int64 {
+	if k < int64(len(o.heavy)) {
+		return o.heavy[k]
+	}
+	// The (k-len(heavy))-th chunk that is not heavy: walk past the heavy
+	// chunks at or below the candidate (there are at most heavyRanks).
+	c := k - int64(len(o.heavy))
+	for _, h := range o.sorted {
+		if h <= c {
+			c++
+		}
+	}
+	return c
+}
+
+// loadProgress logs LinkBench's load progress line when the loaded-links
+// total crosses a multiple of load_progress_interval or all id1s are done.
+type loadProgress struct {
+	total, interval   int64
+	id1s, links, cnts atomic.Int64
+	start             time.Time
+	log               interface {
+		Info(msg string, args ...any)
+	}
+}
+
+func (p *loadProgress) update(id1s, links, counts int64) {
+	done := p.id1s.Add(id1s)
+	l := p.links.Add(links)
+	c := p.cnts.Add(counts)
+	crossed := p.interval > 0 && l/p.interval != (l-links)/p.interval
+	if !crossed && done != p.total {
+		return
+	}
+	secs := time.Since(p.start).Seconds()
+	if secs <= 0 {
+		secs = math.SmallestNonzeroFloat64
+	}
+	p.log.Info(fmt.Sprintf("%d/%d id1s (%.1f%%) at %.1f /sec. %d links at %.1f /sec. %d counts at %.1f /sec. link+count at %.1f /sec.",
+		done, p.total, 100*float64(done)/float64(p.total), float64(done)/secs, l, float64(l)/secs,
+		c, float64(c)/secs, float64(l+c)/secs))
+}
+
+// linkLoader is one link-loading worker (LinkBench's LinkBenchLoad thread).
+type linkLoader struct {
+	w         *workload
+	seed      int64
+	stores    []store.Store
+	bulkLinks []store.BulkLinkLoader // per db; nil entries: row-by-row
+	rec       *stats.Recorder
+	chooser   *distributions.ID2Chooser
+	gen       distributions.DataGen
+	batchSize int
+
+	// Per-chunk state.
+	rng        *rand.Rand
+	db         int
+	nowMs      int64
+	chunkLinks int64
+	// chunkCounts counts the count rows generated in the chunk.
+	chunkCounts int64
+
+	// Buffers, reused: links and counts of the current database.
+	links    []store.Link
+	counts   []store.LinkCount
+	linksDB  int
+	perType  []int64 // link counts per type of the current id1
+	typeTime []int64 // newest link time per type of the current id1
+	oneLink  store.Link
+
+	linksLoaded, countsLoaded int64
+}
+
+func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
+	ch, err := w.id2Chooser(1, 1)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := newDataGen("link_add_datagen", w.cfg.LinkAddData)
+	if err != nil {
+		return nil, err
+	}
+	bs := w.cfg.BulkInsertCount
+	return &linkLoader{
+		w: w, seed: seed, stores: stores, rec: rec, chooser: ch, gen: gen, batchSize: bs,
+		links:    make([]store.Link, 0, bs),
+		counts:   make([]store.LinkCount, 0, bs),
+		perType:  make([]int64, 0, w.cfg.LinkTypeCount),
+		typeTime: make([]int64, w.cfg.LinkTypeCount),
+		rng:      rand.New(),
+	}, nil
+}
+
+// chunk generates and stores the links of id1s [lo, hi) of database db.
+func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error {
+	if db != ll.linksDB {
+		// Batches never mix databases.
+		if err := ll.flush(ctx); err != nil {
+			return err
+		}
+		ll.linksDB = db
+	}
+	ll.db = db
+	ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db), uint64(c))
+	// Each chunk rebuilds the generator's lazy state from its own stream.
+	ll.gen.Reset()
+	ll.nowMs = ll.w.cfg.now().UnixMilli()
+	ll.chunkLinks, ll.chunkCounts = 0, 0
+	for id1 := lo; id1 < hi; id1++ {
+		if err := ll.id1(ctx, id1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// id1 generates the out-links of one id1 (LinkBench's createOutLinks): for
+// each link type in ascending order, the links j = 0..k-1 with their id2,
+// payload and time drawn in LinkBench's order (reference Appendix B).
+func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
+	w := ll.w
+	ll.perType = ll.chooser.LinkCounts(id1, ll.perType[:0])
+	bulk := ll.bulkLinks != nil && ll.bulkLinks[ll.db] != nil
+	for t, k := range ll.perType {
+		linkType := store.DefaultLinkType + int64(t)
+		ll.chunkLinks += k
+		var newest int64 = math.MinInt64
+		for j := int64(0); j < k; j++ {
+			var l *store.Link
+			if bulk {
+				if len(ll.links) == cap(ll.links) {
+					if err := ll.flushLinks(ctx); err != nil {
+						return err
+					}
+				}
+				ll.links = ll.links[:len(ll.links)+1]
+				l = &ll.links[len(ll.links)-1]
+			} else {
+				l = &ll.oneLink
+			}
+			l.ID1, l.LinkType, l.Visibility, l.Version = id1, linkType, store.VisibilityDefault, 0
+			l.ID2 = ll.chooser.ChooseForLoad(ll.rng, id1, linkType, j)
+			size := int(w.linkSize.Choose(ll.rng))
+			l.Data = ll.gen.Fill(ll.rng, grow(l.Data, size))
+			// Load-phase times: uniform in [now - 2^32, now - 1] ms, as
+			// LinkBench's now - 2^31 + nextInt() (reference §5.3).
+			l.Time = ll.nowMs - (1 << 31) + int64(int32(ll.rng.Uint32()))
+			newest = max(newest, l.Time)
+			if !bulk {
+				if err := ll.addLink(ctx, l); err != nil {
+					return err
+				}
+			}
+		}
+		if bulk && k > 0 {
+			if len(ll.counts) == cap(ll.counts) {
+				if err := ll.flushCounts(ctx); err != nil {
+					return err
+				}
+			}
+			ll.counts = append(ll.counts, store.LinkCount{ID1: id1, LinkType: linkType, Time: newest, Count: k})
+			ll.chunkCounts++
+		}
+	}
+	return nil
+}
+
+func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
+	t0 := time.Now()
+	_, err := ll.stores[ll.db].AddLink(ctx, *l, true)
+	us := time.Since(t0).Microseconds()
+	if err != nil {
+		ll.rec.Record(stats.LoadLink, stats.Error, us)
+		return fmt.Errorf("load: AddLink id1=%d link_type=%d id2=%d: %w", l.ID1, l.LinkType, l.ID2, err)
+	}
+	ll.rec.Record(stats.LoadLink, stats.Success, us)
+	ll.linksLoaded++
+	ll.countsLoaded++ // LinkBench counts one count row per row-by-row link (§5.7)
+	ll.chunkCounts++
+	return nil
+}
+
+func (ll *linkLoader) flushLinks(ctx context.Context) error {
+	if len(ll.links) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	err := ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
+	us := time.Since(t0).Microseconds()
+	if err != nil {
+		ll.rec.Record(stats.LoadLinksBulk, stats.Error, us)
+		return fmt.Errorf("load: AddBulkLinks (%d links): %w", len(ll.links), err)
+	}
+	ll.rec.Record(stats.LoadLinksBulk, stats.Success, us)
+	ll.rec.RecordSize(stats.LoadLinksBulkNLinks, int64(len(ll.links)))
+	ll.linksLoaded += int64(len(ll.links))
+	ll.links = ll.links[:0]
+	return nil
+}
+
+func (ll *linkLoader) flushCounts(ctx context.Context) error {
+	if len(ll.counts) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	err := ll.bulkLinks[ll.linksDB].AddBulkCounts(ctx, ll.counts)
+	us := time.Since(t0).Microseconds()
+	if err != nil {
+		ll.rec.Record(stats.LoadCountsBulk, stats.Error, us)
+		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", len(ll.counts), err)
+	}
+	ll.rec.Record(stats.LoadCountsBulk, stats.Success, us)
+	ll.rec.RecordSize(stats.LoadCountsBulkNLinks, int64(len(ll.counts)))
+	ll.countsLoaded += int64(len(ll.counts))
+	ll.counts = ll.counts[:0]
+	return nil
+}
+
+// flush sends the partial batches left at the end (or before switching
+// database).
+func (ll *linkLoader) flush(ctx context.Context) error {
+	if ll.bulkLinks == nil || ll.bulkLinks[ll.linksDB] == nil {
+		return nil
+	}
+	if err := ll.flushLinks(ctx); err != nil {
+		return err
+	}
+	return ll.flushCounts(ctx)
+}
+
+// grow returns b resized to n bytes, reusing its capacity.
+func grow(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]byte, n, max(n, 2*cap(b)))
+}
+
+// nodeLoader is LinkBench's NodeLoader: one worker writing every node.
+type nodeLoader struct {
+	w      *workload
+	seed   int64
+	stores []store.Store
+	rec    *stats.Recorder
+	gen    distributions.DataGen
+	nodes  []store.Node
+	bytes  int64
+	loaded int64
+}
+
+func newNodeLoader(w *workload, seed int64, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
+	gen, err := newDataGen("node_add_datagen", w.cfg.NodeAddData)
+	if err != nil {
+		return nil, err
+	}
+	return &nodeLoader{w: w, seed: seed, stores: stores, rec: rec, gen: gen,
+		nodes: make([]store.Node, 0, w.cfg.BulkInsertCount)}, nil
+}
+
+func (nl *nodeLoader) run(ctx context.Context) error {
+	cfg := &nl.w.cfg
+	for db, st := range nl.stores {
+		if err := st.ResetNodeStore(ctx, cfg.StartID1); err != nil {
+			return fmt.Errorf("load: ResetNodeStore: %w", err)
+		}
+		bulk, _ := st.(store.BulkNodeLoader)
+		rng := rand.New(uint64(nl.seed), streamNodes, uint64(db))
+		nl.gen.Reset()
+		nowSec := int32(cfg.now().Unix())
+		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
+			if id&1023 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				nowSec = int32(cfg.now().Unix())
+			}
+			nl.nodes = nl.nodes[:len(nl.nodes)+1]
+			n := &nl.nodes[len(nl.nodes)-1]
+			size := int(nl.w.nodeSize.Choose(rng))
+			n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 1, nowSec
+			n.Data = nl.gen.Fill(rng, grow(n.Data, size))
+			nl.bytes += int64(size) + 24
+			if len(nl.nodes) == cap(nl.nodes) || (cfg.BulkInsertKB > 0 && nl.bytes/1024 >= int64(cfg.BulkInsertKB)) {
+				if err := nl.flush(ctx, st, bulk); err != nil {
+					return err
+				}
+			}
+		}
+		if err := nl.flush(ctx, st, bulk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.BulkNodeLoader) error {
+	nl.bytes = 0
+	if len(nl.nodes) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	var err error
+	if bulk != nil {
+		err = bulk.AddBulkNodes(ctx, nl.nodes)
+	} else {
+		for _, n := range nl.nodes {
+			var id int64
+			if id, err = st.AddNode(ctx, n); err != nil {
+				break
+			}
+			if id != n.ID {
+				err = fmt.Errorf("%w: the store assigned node id %d where %d was expected (ResetNodeStore(%d) must make ids sequential)",
+					ErrLoadVerify, id, n.ID, nl.w.cfg.StartID1)
+				break
+			}
+		}
+	}
+	us := time.Since(t0).Microseconds()
+	if err != nil {
+		nl.rec.Record(stats.LoadNodeBulk, stats.Error, us)
+		return fmt.Errorf("load: nodes %d..%d: %w", nl.nodes[0].ID, nl.nodes[len(nl.nodes)-1].ID, err)
+	}
+	nl.rec.Record(stats.LoadNodeBulk, stats.Success, us)
+	nl.loaded += int64(len(nl.nodes))
+	nl.nodes = nl.nodes[:0]
+	return nil
+}

@@ -1,0 +1,62 @@
+package linkbench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// Profile names the workload rules in effect: the maintained fork's
+// default (never_change=false) or the legacy rules of the original 2011
+// benchmark (never_change=true, reference §11.3).
+func (c *Config) Profile() string {
+	if c.NeverChange {
+		return "legacy (never_change=true: original 2011 LinkBench rules)"
+	}
+	return "default (never_change=false: maintained LinkBench fork rules)"
+}
+
+// header lists the settings a reader needs to interpret a phase's report.
+func (w *workload) header(seed int64, seedKey string) []stats.KV {
+	c := &w.cfg
+	kv := []stats.KV{
+		{Key: "workload profile", Value: c.Profile()},
+		{Key: seedKey, Value: fmt.Sprint(seed)},
+		{Key: "id1 range", Value: fmt.Sprintf("startid1=%d maxid1=%d (%d ids)", c.StartID1, c.MaxID1, w.n)},
+		{Key: "out-degree", Value: w.outDegreeSource},
+		{Key: "link_type_count", Value: fmt.Sprint(c.LinkTypeCount)},
+	}
+	if seedKey == "load_random_seed" {
+		kv = append(kv, stats.KV{Key: "loaders", Value: fmt.Sprintf("%d (loader_chunk_size=%d, bulk_insert_count=%d, generate_nodes=%v)",
+			c.Loaders, c.LoaderChunkSize, c.BulkInsertCount, c.GenerateNodes)})
+	} else {
+		rate := "unthrottled"
+		if c.RequestRate > 0 {
+			rate = fmt.Sprintf("%g/s per requester (open loop)", c.RequestRate)
+		}
+		kv = append(kv,
+			stats.KV{Key: "requesters", Value: fmt.Sprintf("%d (requests=%d, maxtime=%s, warmup_time=%s, requestrate=%s)",
+				c.Requesters, c.Requests, c.MaxTime, c.WarmupTime, rate)},
+			stats.KV{Key: "access", Value: fmt.Sprintf("read=%s write=%s uncorrelated=%s at %g%%",
+				distName(c.Read), distName(c.Write), distName(c.ReadUncorr), c.ReadUncorrBlend)})
+	}
+	if c.DBCount > 1 {
+		kv = append(kv, stats.KV{Key: "databases", Value: fmt.Sprintf("%s0..%s%d", c.DBPrefix, c.DBPrefix, c.DBCount-1)})
+	}
+	if len(c.SourceFiles) > 0 {
+		kv = append(kv, stats.KV{Key: "config files", Value: strings.Join(c.SourceFiles, ", ")})
+	}
+	return kv
+}
+
+func distName(d DistConfig) string {
+	if !d.Set {
+		return "-"
+	}
+	s := d.Spec.Kind.String()
+	if d.Spec.Shape != 0 {
+		s += fmt.Sprintf("(%g)", d.Spec.Shape)
+	}
+	return s
+}

@@ -1,0 +1,580 @@
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"pgregory.net/rand"
+
+	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// Op is a LinkBench operation; the request operations and their
+// LinkBench names are in package stats (stats.GetNode is GET_NODE, ...).
+type Op = stats.Op
+
+// ErrRequesterAborted is returned (wrapped) by Request when a requester
+// stopped because its failed requests exceeded max_failed_requests.
+var ErrRequesterAborted = errors.New("requester aborted: too many failed requests")
+
+// historyLimit is the size of a requester's list-tail history cache
+// (reference §6.9).
+const historyLimit = 2048
+
+// streamOps are the operations a requester writes to -csvstream: the
+// request operations and RANGE_SIZE (LinkBench omits DELETE_LINK there,
+// reference §11.2-17; it is included here).
+var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLink, stats.UpdateLink,
+	stats.AddLink, stats.DeleteLink, stats.RangeSize, stats.AddNode, stats.UpdateNode, stats.DeleteNode,
+	stats.GetNode}
+
+// Request runs LinkBench's request phase (reference §6) against st:
+// `requesters` goroutines, each with its own random stream
+// rand.New(request_random_seed, requester) and its own latency recorder,
+// each doing `requests` requests after warmup_time seconds of unmeasured
+// warm-up, or stopping when maxtime seconds have passed after the warm-up.
+// Each request picks a database (dbload), waits for its exponentially
+// distributed send time when requestrate > 0, picks an operation from the
+// mix and its ids from the access distributions, and calls the store once.
+//
+// A miss (found == false, an empty list) is counted as a miss, never as an
+// error. A store error is counted as a failed request; a requester whose
+// failures exceed max_failed_requests (when >= 0) stops, and Request then
+// returns its report with an error wrapping ErrRequesterAborted. With
+// requestrate > 0 latency is measured from each request's scheduled send
+// time (no coordinated omission) and the service time is kept apart.
+//
+// Errors: *ConfigError before anything is sent; ErrRequesterAborted; ctx's
+// error when cancelled (the report then covers what was done).
+func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error) {
+	w, err := prepare(cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	cfg = w.cfg
+	log := cfg.logger()
+	seed := resolveSeed(cfg.RequestRandomSeed)
+	if cfg.Requesters == 0 {
+		log.Info("NO REQUEST PHASE CONFIGURED.")
+		rep, err := stats.Merge(stats.PhaseRequest, nil)
+		if err != nil {
+			return nil, err
+		}
+		rep.Request = &stats.RequestTotals{}
+		rep.Header = w.header(seed, "request_random_seed")
+		return rep, nil
+	}
+	if cfg.Mix.HasNodeOps() && st == nil {
+		return nil, &ConfigError{Key: "nodestore", Reason: "node operations are in the mix but there is no store"}
+	}
+	stores, _, err := dbStores(ctx, &cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]*requester, cfg.Requesters)
+	recs := make([]*stats.Recorder, cfg.Requesters)
+	for i := range reqs {
+		if reqs[i], err = newRequester(w, i, seed, stores); err != nil {
+			return nil, err
+		}
+		recs[i] = reqs[i].rec
+	}
+	prog := &requestProgress{total: cfg.Requests * int64(cfg.Requesters), interval: cfg.ReqProgressInterval,
+		maxTime: cfg.MaxTime, log: log}
+	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
+		"request_random_seed", seed, "out-degree", w.outDegreeSource)
+
+	base := time.Now()
+	benchStart := cfg.now().Add(cfg.WarmupTime)
+	prog.start = base.Add(cfg.WarmupTime)
+	var wg sync.WaitGroup
+	for _, r := range reqs {
+		wg.Go(func() { r.run(withWorker(ctx, stats.PhaseRequest, r.id), base, prog) })
+	}
+	wg.Wait() // requesters report through their own fields
+	finish := time.Now()
+
+	rep, err := stats.Merge(stats.PhaseRequest, recs)
+	if err != nil {
+		return nil, err
+	}
+	rep.Start = benchStart
+	rep.Elapsed = max(finish.Sub(base)-cfg.WarmupTime, 0)
+	tot := &stats.RequestTotals{Requesters: cfg.Requesters}
+	var firstErr error
+	for _, r := range reqs {
+		tot.Requests += r.requestsDone
+		tot.Errors += r.errors
+		if r.aborted {
+			tot.Aborted++
+			if firstErr == nil {
+				firstErr = r.lastErr
+			}
+		}
+	}
+	rep.Request = tot
+	rep.Header = w.header(seed, "request_random_seed")
+	if tot.Aborted > 0 {
+		log.Error(fmt.Sprintf("Benchmark did not complete cleanly: %d/%d request threads aborted.",
+			tot.Aborted, cfg.Requesters))
+		return rep, fmt.Errorf("%w: %d of %d requesters (last error: %w)", ErrRequesterAborted,
+			tot.Aborted, cfg.Requesters, firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// requestProgress is LinkBench's global request progress (reference §6.11).
+type requestProgress struct {
+	done            atomic.Int64
+	total, interval int64
+	maxTime         time.Duration
+	start           time.Time
+	log             interface {
+		Info(msg string, args ...any)
+	}
+}
+
+func (p *requestProgress) add(n int64) {
+	if n == 0 {
+		return
+	}
+	d := p.done.Add(n)
+	if !(p.interval > 0 && d/p.interval != (d-n)/p.interval) && d != p.total {
+		return
+	}
+	secs := time.Since(p.start).Seconds()
+	limit := p.maxTime.Seconds()
+	p.log.Info(fmt.Sprintf("%d/%d requests finished: %.1f%% complete at %.1f ops/sec %.1f/%d secs elapsed: %.1f%% of time limit used",
+		d, p.total, 100*float64(d)/float64(max(p.total, 1)), float64(d)/math.Max(secs, 1e-9), secs,
+		int64(limit), 100*secs/math.Max(limit, 1e-9)))
+}
+
+// requester is one request worker: its own random stream, recorder,
+// payload generators, id2 chooser, history cache and buffers.
+type requester struct {
+	w      *workload
+	id     int
+	rng    *rand.Rand
+	rec    *stats.Recorder
+	stores []store.Store
+	dbCum  []float64 // cumulative dbload, percent
+
+	chooser                          *distributions.ID2Chooser
+	linkAdd, linkUp, nodeAdd, nodeUp distributions.DataGen
+	ltc                              int32
+
+	link  store.Link
+	node  store.Node
+	id2s  []int64
+	links []store.Link
+	hist  history
+
+	nowMs      int64 // wall clock of the latest request end, ms
+	recording  bool  // past the warm-up: statistics are recorded
+	lastNodeID int64
+
+	requestsDone, errors int64
+	aborted              bool
+	lastErr              error
+}
+
+func newRequester(w *workload, i int, seed int64, stores []store.Store) (*requester, error) {
+	cfg := &w.cfg
+	rec, err := stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy,
+		Interval: cfg.Stream != nil})
+	if err != nil {
+		return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
+	}
+	ch, err := w.id2Chooser(cfg.Requesters, i)
+	if err != nil {
+		return nil, err
+	}
+	r := &requester{w: w, id: i, rng: rand.New(uint64(seed), streamRequester, uint64(i)), rec: rec,
+		stores: stores, chooser: ch, ltc: int32(cfg.LinkTypeCount), lastNodeID: cfg.StartID1,
+		id2s: make([]int64, 0, 16), links: make([]store.Link, 0, 16)}
+	r.hist.init()
+	if r.linkAdd, err = newDataGen("link_add_datagen", cfg.LinkAddData); err != nil {
+		return nil, err
+	}
+	if r.linkUp, err = newDataGen("link_up_datagen", cfg.LinkUpData); err != nil {
+		return nil, err
+	}
+	if cfg.Mix.HasNodeOps() {
+		if r.nodeAdd, err = newDataGen("node_add_datagen", cfg.NodeAddData); err != nil {
+			return nil, err
+		}
+		if r.nodeUp, err = newDataGen("node_up_datagen", cfg.NodeUpData); err != nil {
+			return nil, err
+		}
+	}
+	// dbload: explicit shares, or equal shares (reference §6.3).
+	r.dbCum = make([]float64, cfg.DBCount)
+	sum := 0.0
+	for d := range r.dbCum {
+		if len(cfg.DBLoad) > 0 {
+			sum += cfg.DBLoad[d]
+		} else {
+			sum = 100 * float64(d+1) / float64(cfg.DBCount)
+		}
+		r.dbCum[d] = sum
+	}
+	r.dbCum[len(r.dbCum)-1] = 100
+	return r, nil
+}
+
+// run is a requester's main loop (reference §6.3).
+func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgress) {
+	cfg := &r.w.cfg
+	baseMs := base.UnixMilli()
+	warmup := int64(cfg.WarmupTime)
+	warmupDone := warmup <= 0
+	benchStart := int64(0)
+	if !warmupDone {
+		benchStart = warmup
+	}
+	endTime := benchStart + int64(cfg.MaxTime)
+	displayNs := int64(cfg.DisplayFreq)
+	lastDisplay := benchStart
+	var sinceUpdate int64
+	rateNs := cfg.RequestRate / 1e9 // requests per ns
+	var timer *time.Timer
+	next := int64(time.Since(base)) // scheduled send time (open loop), ns since base
+	r.nowMs = baseMs + next/1e6
+
+	for r.requestsDone < cfg.Requests {
+		if ctx.Err() != nil {
+			break
+		}
+		// Database choice: one draw per request, as the maintained fork.
+		db := 0
+		if x := r.rng.Float64() * 100; len(r.dbCum) > 1 {
+			for db < len(r.dbCum)-1 && x >= r.dbCum[db] {
+				db++
+			}
+		}
+		var scheduled int64
+		if rateNs > 0 {
+			// Exponential inter-arrival times (Poisson arrivals at
+			// requestrate per second), open loop: a late request does not
+			// delay the schedule. 1-U avoids ln(0).
+			next += int64(math.Round(-math.Log(1-r.rng.Float64()) / rateNs))
+			scheduled = next
+			if wait := next - int64(time.Since(base)); wait > 0 {
+				if timer == nil {
+					timer = time.NewTimer(time.Duration(wait))
+				} else {
+					timer.Reset(time.Duration(wait))
+				}
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					prog.add(sinceUpdate)
+					return
+				case <-timer.C:
+				}
+			}
+		}
+		op := r.pickOp()
+		r.recording = warmupDone
+		outcome, start, end, err := r.do(ctx, op, db, base)
+		if err != nil && ctx.Err() != nil {
+			break // cancelled: the interrupted request is neither done nor failed
+		}
+		r.nowMs = baseMs + end/1e6
+		if warmupDone {
+			us := (end - start) / 1000
+			if rateNs > 0 {
+				r.rec.RecordService(op, us)
+				us = (end - scheduled) / 1000
+			}
+			r.rec.Record(op, outcome, us)
+		}
+		if err != nil {
+			r.errors++
+			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, op, err)
+			r.w.cfg.logger().Warn("request failed", "requester", r.id, "op", op.String(), "err", err)
+			if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
+				r.w.cfg.logger().Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
+					r.id, r.errors, r.requestsDone))
+				r.aborted = true
+				break
+			}
+		}
+		if warmupDone {
+			// LinkBench counts failed requests as done (reference §6.3).
+			r.requestsDone++
+			sinceUpdate++
+			if sinceUpdate >= 250 {
+				prog.add(sinceUpdate)
+				sinceUpdate = 0
+			}
+			if cfg.Stream != nil && displayNs > 0 && end-lastDisplay >= displayNs {
+				r.writeInterval(base, lastDisplay, end)
+				lastDisplay = end
+			}
+		} else if end >= benchStart {
+			warmupDone = true
+			lastDisplay = end
+		}
+		if end > endTime {
+			break
+		}
+	}
+	prog.add(sinceUpdate)
+	if cfg.Stream != nil {
+		r.writeInterval(base, lastDisplay, int64(time.Since(base)))
+	}
+}
+
+func (r *requester) writeInterval(base time.Time, from, to int64) {
+	if err := r.rec.WriteInterval(r.w.cfg.Stream, r.id, base.Add(time.Duration(from)),
+		base.Add(time.Duration(to)), streamOps); err != nil {
+		r.w.cfg.logger().Warn("csvstream write failed", "err", err)
+	}
+}
+
+// pickOp draws the operation: the first whose cumulative share exceeds
+// U*100 (strictly, so that an operation with share 0 is never chosen; the
+// last threshold is 100 whatever rounding did to the sum).
+func (r *requester) pickOp() stats.Op {
+	x := r.rng.Float64() * 100
+	t := &r.w.thresholds
+	for i := 0; i < 9; i++ {
+		if x < t[i] {
+			return opOrder[i]
+		}
+	}
+	return opOrder[9]
+}
+
+// opOrder is the op of each cumulative threshold (LinkBench's order).
+var opOrder = [10]stats.Op{stats.AddLink, stats.DeleteLink, stats.UpdateLink, stats.CountLink,
+	stats.MultigetLink, stats.GetLinksList, stats.AddNode, stats.UpdateNode, stats.DeleteNode, stats.GetNode}
+
+// linkID1 chooses the id1 of a link operation: the uncorrelated
+// distribution with probability read_uncorr_blend/100 (for writes too:
+// quirk §11.1-1), else the correlated one (reference §6.6).
+func (r *requester) linkID1(correlated, uncorrelated *distributions.Access) int64 {
+	a := correlated
+	if uncorrelated != nil && r.rng.Float64() < r.w.blend {
+		a = uncorrelated
+	}
+	// LinkBench passes the fresh request link's id1, which is 0.
+	return a.NextID(r.rng, 0)
+}
+
+func (r *requester) linkType() int64 {
+	return store.DefaultLinkType + int64(r.rng.Int31n(r.ltc))
+}
+
+// do performs one request of kind op on database db. It returns the
+// outcome and the monotonic times (ns since base) around the store call.
+func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time) (o stats.Outcome, start, end int64, err error) {
+	w := r.w
+	st := r.stores[db]
+	o = stats.Success
+	switch op {
+	case stats.AddLink, stats.UpdateLink:
+		id1 := r.linkID1(w.write, w.writeUncorr)
+		t := r.linkType()
+		p, gen := distributions.PAddExist, r.linkAdd
+		if op == stats.UpdateLink {
+			p, gen = distributions.PUpdateExist, r.linkUp
+		}
+		l := &r.link
+		l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.rng, id1, t, p)
+		size := int(w.linkSize.Choose(r.rng))
+		l.Data = gen.Fill(r.rng, grow(l.Data, size))
+		l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.nowMs
+		start = int64(time.Since(base))
+		if op == stats.AddLink || w.cfg.NeverChange {
+			// The legacy workload performs UPDATE_LINK as addLink (§11.3).
+			_, err = st.AddLink(ctx, *l, true)
+		} else {
+			_, err = st.UpdateLink(ctx, *l, true)
+		}
+		end = int64(time.Since(base))
+	case stats.DeleteLink:
+		id1 := r.linkID1(w.write, w.writeUncorr)
+		t := r.linkType()
+		id2 := r.chooser.ChooseForOp(r.rng, id1, t, distributions.PDeleteExist)
+		start = int64(time.Since(base))
+		var found bool
+		found, err = st.DeleteLink(ctx, id1, t, id2, true, false)
+		end = int64(time.Since(base))
+		if !found {
+			o = stats.Miss
+		}
+	case stats.CountLink:
+		id1 := r.linkID1(w.read, w.readUncorr)
+		t := r.linkType()
+		start = int64(time.Since(base))
+		_, err = st.CountLinks(ctx, id1, t)
+		end = int64(time.Since(base))
+	case stats.MultigetLink:
+		id1 := r.linkID1(w.read, w.readUncorr)
+		t := r.linkType()
+		k := 1
+		if w.multiget != nil {
+			k = int(w.multiget.Choose(r.rng))
+		}
+		r.id2s = r.chooser.ChooseMultipleForOp(r.rng, id1, t, k, distributions.PGetExist, r.id2s[:0])
+		start = int64(time.Since(base))
+		r.links, err = st.MultigetLinks(ctx, id1, t, r.id2s, r.links[:0])
+		end = int64(time.Since(base))
+		if len(r.links) == 0 {
+			o = stats.Miss
+		}
+	case stats.GetLinksList:
+		// The history coin is always drawn first (reference §6.5).
+		h := r.rng.Float64()
+		var rg store.LinkRange
+		history := h < w.pHistory && r.hist.len() > 0
+		var c int
+		if history {
+			c = int(r.rng.Int31n(int32(r.hist.len())))
+			e := r.hist.entries[c]
+			rg = store.LinkRange{ID1: e.id1, LinkType: e.linkType, MinTime: 0, MaxTime: e.time,
+				Offset: 1, Limit: store.DefaultLimit}
+		} else {
+			id1 := r.linkID1(w.read, w.readUncorr)
+			rg = store.FullRange(id1, r.linkType())
+		}
+		start = int64(time.Since(base))
+		r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
+		end = int64(time.Since(base))
+		if err == nil {
+			n := len(r.links)
+			if r.recording {
+				r.rec.RecordSize(stats.RangeSize, int64(n))
+			}
+			if n == 0 {
+				o = stats.Miss
+			}
+			if history {
+				r.hist.afterQuery(c, r.links)
+			} else if n >= store.DefaultLimit {
+				r.hist.add(r.rng, r.links[n-1])
+			}
+		}
+	case stats.AddNode:
+		n := &r.node
+		size := int(w.nodeSize.Choose(r.rng))
+		n.Data = r.nodeAdd.Fill(r.rng, grow(n.Data, size))
+		n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.nowMs/1000)
+		start = int64(time.Since(base))
+		var id int64
+		id, err = st.AddNode(ctx, *n)
+		end = int64(time.Since(base))
+		if err == nil {
+			r.lastNodeID = id
+		}
+	case stats.UpdateNode:
+		id := w.nodeUpdate.NextID(r.rng, r.lastNodeID)
+		n := &r.node
+		size := int(w.nodeSize.Choose(r.rng))
+		n.Data = r.nodeUp.Fill(r.rng, grow(n.Data, size))
+		// LinkBench writes version 2 on every update (quirk §11.1-9).
+		n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.nowMs/1000)
+		start = int64(time.Since(base))
+		var found bool
+		found, err = st.UpdateNode(ctx, *n)
+		end = int64(time.Since(base))
+		if !found {
+			o = stats.Miss
+		}
+		r.lastNodeID = id
+	case stats.DeleteNode:
+		id := w.nodeDelete.NextID(r.rng, r.lastNodeID)
+		start = int64(time.Since(base))
+		var found bool
+		found, err = st.DeleteNode(ctx, store.DefaultNodeType, id)
+		end = int64(time.Since(base))
+		if !found {
+			o = stats.Miss
+		}
+		r.lastNodeID = id
+	case stats.GetNode:
+		id := w.nodeRead.NextID(r.rng, r.lastNodeID)
+		start = int64(time.Since(base))
+		var found bool
+		_, found, err = st.GetNode(ctx, store.DefaultNodeType, id)
+		end = int64(time.Since(base))
+		if !found {
+			o = stats.Miss
+		}
+		r.lastNodeID = id
+	}
+	if err != nil {
+		o = stats.Error
+	}
+	return o, start, end, err
+}
+
+// history is a requester's list-tail cache (reference §6.9): the oldest
+// link returned by plain list queries that hit the 10000-link limit, so
+// that later queries can page further back. Unlike LinkBench, evicted and
+// removed entries are also removed from the index (fix of §11.2-15).
+type history struct {
+	entries []histEntry
+	index   map[histKey]int
+}
+
+type histKey struct{ id1, linkType int64 }
+
+type histEntry struct {
+	id1, linkType, time int64
+}
+
+func (h *history) init() {
+	h.index = make(map[histKey]int)
+}
+
+func (h *history) len() int { return len(h.entries) }
+
+// add remembers l, evicting a random entry when the cache is full.
+func (h *history) add(rng *rand.Rand, l store.Link) {
+	k := histKey{l.ID1, l.LinkType}
+	if _, ok := h.index[k]; ok {
+		return
+	}
+	e := histEntry{l.ID1, l.LinkType, l.Time}
+	if len(h.entries) < historyLimit {
+		h.index[k] = len(h.entries)
+		h.entries = append(h.entries, e)
+		return
+	}
+	pos := int(rng.Int31n(int32(len(h.entries))))
+	old := h.entries[pos]
+	delete(h.index, histKey{old.id1, old.linkType})
+	h.entries[pos] = e
+	h.index[k] = pos
+}
+
+// afterQuery updates entry c after a history query returned links: a full
+// page moves the entry to the page's oldest link, anything less removes it.
+func (h *history) afterQuery(c int, links []store.Link) {
+	if len(links) == store.DefaultLimit {
+		h.entries[c].time = links[len(links)-1].Time
+		return
+	}
+	old := h.entries[c]
+	delete(h.index, histKey{old.id1, old.linkType})
+	last := len(h.entries) - 1
+	if c != last {
+		moved := h.entries[last]
+		h.entries[c] = moved
+		h.index[histKey{moved.id1, moved.linkType}] = c
+	}
+	h.entries = h.entries[:last]
+}

@@ -1,0 +1,308 @@
+package linkbench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// Random stream indices: every random source of a run is
+// rand.New(seed, stream, ...), so that each is independent of the others
+// and of scheduling (DESIGN.md, "Default mode").
+const (
+	streamLinkChunk uint64 = iota + 1 // (db, chunk): link generation of one chunk
+	streamNodes                       // (db): node generation
+	streamRequester                   // (requester): a requester's whole op stream
+)
+
+// workload is the prepared, immutable form of a Config: the distributions
+// and choosers shared (read-only) by all workers of a phase.
+type workload struct {
+	cfg Config
+	n   int64 // maxid1 - startid1
+
+	real      *distributions.RealData // nil when no data file was read
+	outDegree distributions.OutDegree
+	// outDegreeSource says which out-degree is used, for reports.
+	outDegreeSource string
+
+	linkSize *distributions.LogNormal
+	nodeSize *distributions.LogNormal
+
+	// Request phase only.
+	read, readUncorr   *distributions.Access
+	write, writeUncorr *distributions.Access
+	blend              float64 // read_uncorr_blend/100, for reads and writes
+	nodeRead           *distributions.Access
+	nodeUpdate         *distributions.Access
+	nodeDelete         *distributions.Access
+	multiget           distributions.Distribution // nil: one id2 per multiget
+	thresholds         [10]float64                // cumulative mix, LinkBench order
+	pHistory           float64                    // getlinklist_history / 100
+}
+
+// keyError wraps a distributions.ParamError (or any error) as a
+// ConfigError naming the LinkBench key prefix+param.
+func keyError(prefix string, value string, err error) error {
+	var pe *distributions.ParamError
+	if errors.As(err, &pe) {
+		return &ConfigError{Key: prefix + pe.Param, Value: pe.Value, Reason: pe.Reason}
+	}
+	return &ConfigError{Key: strings.TrimSuffix(prefix, "_"), Value: value, Reason: err.Error()}
+}
+
+// Check validates cfg and builds every distribution the load phase (and,
+// with request, the request phase) needs, reading the data file, without
+// touching a store: the errors Load and Request would return for this
+// configuration before sending anything (*ConfigError).
+func Check(cfg Config, request bool) error {
+	_, err := prepare(cfg, request)
+	return err
+}
+
+// prepare validates cfg and builds what the phases need. forRequest also
+// builds the request-phase distributions. Every error is a *ConfigError.
+func prepare(cfg Config, forRequest bool) (*workload, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &workload{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1}
+	min, max := cfg.StartID1, cfg.MaxID1
+
+	needReal := strings.EqualFold(cfg.NLinksFunc, "real")
+	access := []*DistConfig{&cfg.Read, &cfg.Write}
+	if cfg.ReadUncorrBlend > 0 {
+		access = append(access, &cfg.ReadUncorr)
+	}
+	if cfg.Mix.HasNodeOps() {
+		access = append(access, &cfg.NodeRead, &cfg.NodeUpdate, &cfg.NodeDelete)
+	}
+	if forRequest {
+		for _, d := range access {
+			if d.Set && d.Spec.Kind == distributions.KindReal {
+				needReal = true
+			}
+		}
+	}
+	if cfg.NLinks.Set && cfg.NLinks.Spec.Kind == distributions.KindReal {
+		needReal = true
+	}
+	if needReal {
+		if err := w.loadRealData(); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.buildOutDegree(); err != nil {
+		return nil, err
+	}
+	var err error
+	if w.linkSize, err = distributions.NewLogNormal(0, store.MaxLinkData, cfg.LinkDataSize, 1); err != nil {
+		return nil, keyError("link_datasize", fmt.Sprint(cfg.LinkDataSize), err)
+	}
+	if w.nodeSize, err = distributions.NewLogNormal(0, store.MaxNodeData, cfg.NodeDataSize, 1); err != nil {
+		return nil, keyError("node_datasize", fmt.Sprint(cfg.NodeDataSize), err)
+	}
+	if !forRequest {
+		return w, nil
+	}
+
+	mk := func(kind distributions.AccessKind, prefix string, d DistConfig) (*distributions.Access, error) {
+		if !d.Set {
+			return nil, &ConfigError{Key: prefix + "function", Reason: "must be set (a distribution class or " +
+				"one of REAL, ROUND_ROBIN, RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER)"}
+		}
+		a, err := distributions.NewAccess(kind, d.Spec, min, max, w.real)
+		if err != nil {
+			return nil, keyError(prefix, d.Function, err)
+		}
+		return a, nil
+	}
+	if w.read, err = mk(distributions.LinkReads, "read_", cfg.Read); err != nil {
+		return nil, err
+	}
+	if w.write, err = mk(distributions.LinkWrites, "write_", cfg.Write); err != nil {
+		return nil, err
+	}
+	// LinkBench reads the uncorrelated write distribution and its blend from
+	// the read_uncorr_* keys (reference §6.6, quirk §11.1-1): kept.
+	if cfg.ReadUncorrBlend > 0 {
+		w.blend = cfg.ReadUncorrBlend / 100
+		if w.readUncorr, err = mk(distributions.LinkReadsUncorr, "read_uncorr_", cfg.ReadUncorr); err != nil {
+			return nil, err
+		}
+		if w.writeUncorr, err = mk(distributions.LinkWritesUncorr, "read_uncorr_", cfg.ReadUncorr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Mix.HasNodeOps() {
+		if w.nodeRead, err = mk(distributions.NodeReads, "node_read_", cfg.NodeRead); err != nil {
+			return nil, err
+		}
+		if w.nodeUpdate, err = mk(distributions.NodeUpdates, "node_update_", cfg.NodeUpdate); err != nil {
+			return nil, err
+		}
+		if w.nodeDelete, err = mk(distributions.NodeDeletes, "node_delete_", cfg.NodeDelete); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MultigetDist.Set {
+		d, err := distributions.NewDistribution(cfg.MultigetDist.Spec, cfg.MultigetDistMin, cfg.MultigetDistMax, w.real)
+		if err != nil {
+			return nil, keyError("link_multiget_dist_", cfg.MultigetDist.Function, err)
+		}
+		w.multiget = d
+	}
+	sum := 0.0
+	for i, p := range cfg.Mix.shares() {
+		sum += *p
+		w.thresholds[i] = sum
+	}
+	w.pHistory = cfg.GetLinkListHistory / 100
+	return w, nil
+}
+
+// loadRealData reads cfg.DataFile. When the file is LinkBench's default
+// path and cannot be found, the out-degree falls back to the built-in model
+// (w.real stays nil) and only a REAL access distribution is then an error.
+func (w *workload) loadRealData() error {
+	path := w.cfg.DataFile
+	if path == "" {
+		return &ConfigError{Key: "data_file", Reason: "must name LinkBench's Distribution.dat (a REAL distribution is configured)"}
+	}
+	if !strings.HasPrefix(path, "/") {
+		if p, _, found := lookupFile(path, "."); found {
+			path = p
+		}
+	}
+	d, err := distributions.LoadRealData(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile {
+			return nil
+		}
+		return &ConfigError{Key: "data_file", Value: w.cfg.DataFile, Reason: err.Error()}
+	}
+	w.real = d
+	w.cfg.DataFile = path
+	return nil
+}
+
+func (w *workload) buildOutDegree() error {
+	cfg := &w.cfg
+	min, max := cfg.StartID1, cfg.MaxID1
+	fn := strings.ToLower(cfg.NLinksFunc)
+	switch fn {
+	case "real":
+		if w.real == nil || !w.real.Has(distributions.SectionNLinks) {
+			if w.real != nil {
+				return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
+			}
+			w.outDegree = distributions.BuiltinOutDegree(min, max)
+			w.outDegreeSource = fmt.Sprintf("built-in model of Distribution.dat nlinks (data_file %s not found)", cfg.DataFile)
+			return nil
+		}
+		od, err := w.real.OutDegree(min, max)
+		if err != nil {
+			return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: err.Error()}
+		}
+		w.outDegree = od
+		w.outDegreeSource = "real distribution nlinks from " + cfg.DataFile
+		return nil
+	case "const", "reciprocal", "multiples", "exponential", "perfect_squares":
+		od, err := distributions.NewArithmeticOutDegree(fn, cfg.NLinksDefault, cfg.NLinksConfig, min, max)
+		if err != nil {
+			return keyError("nlinks_", cfg.NLinksFunc, err)
+		}
+		w.outDegree = od
+		w.outDegreeSource = od.Describe()
+		return nil
+	}
+	kind, err := distributions.ParseKind(cfg.NLinksFunc)
+	if err != nil {
+		return &ConfigError{Key: "nlinks_func", Value: cfg.NLinksFunc, Reason: "must be real, const, reciprocal, " +
+			"multiples, exponential, perfect_squares or a distribution class: " + err.Error()}
+	}
+	spec := cfg.NLinks.Spec
+	spec.Kind = kind
+	od, err := distributions.NewClassOutDegree(spec, min, max, w.real)
+	if err != nil {
+		return keyError("nlinks_", cfg.NLinksFunc, err)
+	}
+	w.outDegree = od
+	w.outDegreeSource = od.Describe()
+	return nil
+}
+
+// id2Chooser returns the ID2 chooser of requester i of r (the load phase
+// uses LinkBench's (1 requester, id 1)).
+func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, error) {
+	c, err := distributions.NewID2Chooser(distributions.ID2Config{
+		StartID1: w.cfg.StartID1, MaxID1: w.cfg.MaxID1, LinkTypeCount: w.cfg.LinkTypeCount,
+		RandomID2Max: w.cfg.RandomID2Max, ID2GenConfig: w.cfg.ID2GenConfig, NeverChange: w.cfg.NeverChange,
+		Requesters: requesters, RequesterID: i,
+	}, w.outDegree)
+	if err != nil {
+		return nil, &ConfigError{Key: "id2gen_config", Reason: err.Error()}
+	}
+	return c, nil
+}
+
+// newDataGen builds a payload generator (one per worker: generators keep
+// per-worker state).
+func newDataGen(key string, g DataGenConfig) (distributions.DataGen, error) {
+	var (
+		gen distributions.DataGen
+		err error
+	)
+	switch g.Kind {
+	case DataGenUniform:
+		gen, err = distributions.NewUniformData(g.StartByte, g.EndByte)
+	default:
+		gen, err = distributions.NewMotif(g.StartByte, g.EndByte, g.Uniqueness)
+	}
+	if err != nil {
+		return nil, keyError(key+"_", string(g.Kind), err)
+	}
+	return gen, nil
+}
+
+// dbStores returns the store serving each of the dbcount databases.
+func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, []string, error) {
+	names := make([]string, cfg.DBCount)
+	stores := make([]store.Store, cfg.DBCount)
+	dbs, multi := st.(store.Databases)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+		if !multi {
+			if cfg.DBCount > 1 {
+				return nil, nil, &ConfigError{Key: "dbcount", Value: fmt.Sprint(cfg.DBCount),
+					Reason: "must be 1: this store serves a single database (it does not implement store.Databases)"}
+			}
+			stores[i] = st
+			continue
+		}
+		s, err := dbs.Database(ctx, names[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("database %s: %w", names[i], err)
+		}
+		stores[i] = s
+	}
+	return stores, names, nil
+}
+
+// resolveSeed returns the seed to use: the configured one, or a fresh
+// random one (reported, so that the run can be repeated).
+func resolveSeed(s Seed) int64 {
+	if s.Set {
+		return s.Value
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+}
