@@ -1,0 +1,101 @@
+package distributions
+
+import "math"
+
+// powJ returns x^y rounded as Java's Math.pow rounds it.
+//
+// Java's Math.pow (fdlibm's algorithm, or HotSpot's intrinsic) is accurate
+// to well under one ulp, so it returns the correctly rounded x^y in all but
+// rare cases; Go's math.Pow is often one or two ulps away (for example
+// 10^7^0.375: Java 421.6965034285823, math.Pow 421.69650342858216), which
+// changes LinkBench's harmonic numbers and Zipf probabilities in the last
+// bits (reference §10.2 pins them). powJ evaluates exp(y ln x) in
+// double-double arithmetic (ln x and exp each to about 2^-70 relative, by
+// table-driven argument reduction and short polynomials, with the exact
+// products of math.FMA), so its result is the correctly rounded x^y except
+// when x^y lies within about 2^-70 of a rounding boundary (tested against
+// 300-bit math/big evaluations in TestPowJ).
+//
+// Special operands (x <= 0, infinities, NaN, y == 0) and results beyond
+// e^±708 (overflow, subnormals) are delegated to math.Pow.
+func powJ(x, y float64) float64 {
+	if !(x > 0) || x > math.MaxFloat64 || y == 0 || !(math.Abs(y) <= math.MaxFloat64) || x == 1 {
+		return math.Pow(x, y)
+	}
+	if y == 1 {
+		return x
+	}
+	lh, ll := ddLog(x)
+	ph := y * lh
+	pl := math.FMA(y, lh, -ph) + y*ll
+	if !(math.Abs(ph) <= 708) {
+		return math.Pow(x, y)
+	}
+	return ddExp(ph, pl)
+}
+
+// twoSum returns s = fl(a+b) and the exact error a+b-s (Knuth).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
+}
+
+// ddLog returns ln x as a double-double hi + lo for finite x > 0, with a
+// relative error below about 2^-70.
+//
+// x = 2^k m with m in [1/√2, √2); inv = logTable's 8-bit reciprocal of the
+// nearest 1 + j/128, so r = m*inv - 1 is exact (|r| < 2^-7) and
+// ln x = k ln 2 - ln(inv) + ln(1+r), with ln(1+r) = r - r²/2 + r³(1/3 - r/4 + ...).
+func ddLog(x float64) (hi, lo float64) {
+	b := math.Float64bits(x)
+	k := int(b>>52) - 1023
+	if k == -1023 { // subnormal
+		b = math.Float64bits(x * 0x1p54)
+		k = int(b>>52) - 1023 - 54
+	}
+	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // [1, 2)
+	if m > math.Sqrt2 {
+		m *= 0.5
+		k++
+	}
+	j := int((m-1)*128+128.5) - 128 - logTableBase // round((m-1)*128); the sum is positive
+	e := &logTable[j]
+	r := math.FMA(m, e[0], -1) // exact
+	r2 := r * r
+	r2l := math.FMA(r, r, -r2)
+	t := r * r2 * (1.0/3 - r*(1.0/4-r*(1.0/5-r*(1.0/6-r*(1.0/7-r*(1.0/8-r*(1.0/9-r*(1.0/10))))))))
+	fk := float64(k)
+	s, e1 := twoSum(fk*ln2Hi, e[1])
+	s, e2 := twoSum(s, r)
+	s, e3 := twoSum(s, -0.5*r2)
+	l := e1 + e2 + e3 + fk*ln2Lo + e[2] - 0.5*r2l + t
+	hi = s + l
+	lo = l - (hi - s)
+	return hi, lo
+}
+
+// ddExp returns e^(hi+lo) rounded to a float64, for |hi| <= 708 and
+// |lo| <= ulp(hi): 2^(n/64) = 2^(n>>6) * exp2Table[n&63] times e^r with
+// |r| <= ln(2)/128, e^r - 1 = r + r²/2 + r³(1/6 + r/24 + ...).
+func ddExp(hi, lo float64) float64 {
+	nf := math.Floor(hi*invLn2x64 + 0.5)
+	n := int(nf)
+	rh := hi - nf*ln2By64Hi // exact
+	rl := lo - nf*ln2By64Lo
+	r, rlo := twoSum(rh, rl)
+	r2 := r * r
+	r2l := math.FMA(r, r, -r2)
+	t := r * r2 * (1.0/6 + r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320))))))
+	s, e := twoSum(r, 0.5*r2)
+	low := e + 0.5*r2l + t + rlo + rlo*r // e^r - 1 = s + low
+	tab := &exp2Table[n&63]
+	ph := tab[0] * s
+	pl := math.FMA(tab[0], s, -ph)
+	rest := pl + tab[0]*low + tab[1] + tab[1]*s
+	z, ze := twoSum(tab[0], ph)
+	// Scale by 2^(n>>6), |n>>6| <= 1022: the result stays normal (|hi| <= 708),
+	// so the multiplication by a power of two is exact.
+	return (z + (ze + rest)) * math.Float64frombits(uint64(1023+(n>>6))<<52)
+}

@@ -1,0 +1,209 @@
+package distributions
+
+import (
+	"math"
+)
+
+// Harmonic returns the generalised harmonic number H(n, m) = Σ_{k=1..n} k^-m,
+// summed from k = n down to 1 as LinkBench does (the order fixes the
+// floating-point result bit for bit, reference §7.3). It costs O(n) time;
+// n <= 0 gives 0.
+func Harmonic(n int64, m float64) float64 {
+	s := 0.0
+	for k := n; k >= 1; k-- {
+		s += 1 / powJ(float64(k), m)
+	}
+	return s
+}
+
+// approxHarmonicExactBelow is the n below which ApproxHarmonic sums exactly.
+const approxHarmonicExactBelow = 100000
+
+// ApproxHarmonic returns LinkBench's O(1) approximation of H(n, m) for
+// 0 <= m <= 1 (reference §7.3):
+//
+//   - n < 100000: the exact Harmonic(n, m);
+//   - m == 1: ln n + 0.5772156649015329 (Euler's constant; LinkBench's
+//     intended 1/(2n) term is an integer division and is therefore 0,
+//     §11.2-13, kept for bit compatibility);
+//   - otherwise n^(1-m)/(1-m) + 0.58 - 1/(1-m) (LinkBench's empirical
+//     constant; within 0.05 % of the exact sum for the tested shapes, §10.1).
+//
+// m outside [0, 1] (or NaN) returns a *ParamError with Param "shape"; n < 0
+// one with Param "n".
+func ApproxHarmonic(n int64, m float64) (float64, error) {
+	if !(m >= 0 && m <= 1) {
+		return 0, paramErr("shape", m, "ApproxHarmonic needs 0 <= shape <= 1")
+	}
+	if n < 0 {
+		return 0, paramErr("n", n, "must be >= 0")
+	}
+	return approxHarmonic(n, m), nil
+}
+
+func approxHarmonic(n int64, m float64) float64 {
+	switch {
+	case n < approxHarmonicExactBelow:
+		return Harmonic(n, m)
+	case m == 1:
+		return math.Log(float64(n)) + 0.5772156649015329
+	}
+	return powJ(float64(n), 1-m)/(1-m) + 0.58 - 1/(1-m)
+}
+
+// harmonicExactMax is the largest n for which harmonicAbove1 sums exactly.
+const harmonicExactMax = 10_000_000
+
+// harmonicAbove1 returns H(n, m) for m > 1: the exact LinkBench sum (O(n))
+// for n <= 10^7, and above that an O(1) Euler-Maclaurin evaluation: the
+// first 999 terms summed exactly, plus for the tail Σ_{k=1000..n} k^-m the
+// integral, the end-point correction and the Bernoulli terms up to B6
+// (Abramowitz & Stegun 23.1.30). The truncation error of the tail is below
+// m^7 * 1000^(-m-7) / 10^5, far under one ulp; measured against the exact
+// sum (n = 10^3 .. 10^7, m from 0.1 to 3) the largest relative difference
+// is 1.1e-13, most of it the rounding of the exact sum itself
+// (TestHarmonicEulerMaclaurin asserts 1e-12).
+func harmonicAbove1(n int64, m float64) float64 {
+	if n <= harmonicExactMax {
+		return Harmonic(n, m)
+	}
+	return eulerMaclaurinHarmonic(n, m)
+}
+
+// eulerMaclaurinHarmonic approximates H(n, m) for large n (see
+// harmonicAbove1). Valid for m > 0, m != 1 and n >= 1000.
+func eulerMaclaurinHarmonic(n int64, m float64) float64 {
+	const a = 1000.0
+	b := float64(n)
+	f := func(x float64) float64 { return powJ(x, -m) }
+	// Derivatives of x^-m: f'(x) = -m x^(-m-1), f'''(x) = -m(m+1)(m+2) x^(-m-3),
+	// f^(5)(x) = -m(m+1)(m+2)(m+3)(m+4) x^(-m-5).
+	d1 := func(x float64) float64 { return -m * powJ(x, -m-1) }
+	d3 := func(x float64) float64 { return -m * (m + 1) * (m + 2) * powJ(x, -m-3) }
+	d5 := func(x float64) float64 {
+		return -m * (m + 1) * (m + 2) * (m + 3) * (m + 4) * powJ(x, -m-5)
+	}
+	integral := (powJ(b, 1-m) - powJ(a, 1-m)) / (1 - m)
+	tail := integral + (f(a)+f(b))/2 +
+		(d1(b)-d1(a))/12 - (d3(b)-d3(a))/720 + (d5(b)-d5(a))/30240
+	return tail + Harmonic(int64(a)-1, m)
+}
+
+// Zipf is the Zipf distribution over [min, max) with shape θ: P(min + k) is
+// proportional to (k+1)^-θ (LinkBench's ZipfDistribution, reference §7.3).
+// Sampling uses the quantile approximation of Gray et al., "Quickly
+// Generating Billion-Record Synthetic Databases", SIGMOD 1994, exactly as
+// LinkBench computes it. Immutable and safe for concurrent use.
+type Zipf struct {
+	min, max, n int64
+	shape       float64
+	scale       float64
+	zetan       float64 // H(n, θ): ApproxHarmonic for θ < 1, harmonicAbove1 for θ > 1
+	alpha       float64 // 1/(1-θ)
+	eta         float64 // (1 - (2/n)^(1-θ)) / (1 - H(2, θ)/zetan)
+	half        float64 // 0.5^θ
+}
+
+// NewZipf returns the Zipf distribution over [min, max) with shape θ = shape.
+// With hasMean, ExpectedCount(id) = n*mean*PDF(id); otherwise it is PDF(id).
+//
+// Set-up: zetan = H(n, θ) is LinkBench's ApproxHarmonic for θ < 1 (O(1)
+// beyond n = 10^5), the exact sum for θ > 1 and n <= 10^7 (O(n), as
+// LinkBench, bit-compatible), and an Euler-Maclaurin evaluation beyond 10^7
+// (O(1); measured relative error 1.1e-13, see harmonicAbove1). Unlike LinkBench
+// there is no process-wide cache of zetan.
+//
+// Errors (*ParamError): max <= min ("max"); shape not > 0, shape == 1
+// (LinkBench's alpha = 1/(1-θ) is then infinite), NaN or infinite ("shape");
+// mean negative or not finite ("mean").
+func NewZipf(min, max int64, shape float64, mean float64, hasMean bool) (*Zipf, error) {
+	if err := checkRange(min, max); err != nil {
+		return nil, err
+	}
+	if !(shape > 0) || math.IsInf(shape, 0) {
+		return nil, paramErr("shape", shape, "must be > 0 and finite (and != 1)")
+	}
+	if shape == 1 {
+		return nil, paramErr("shape", shape, "shape 1 is not supported: the Gray et al. sampler's alpha = 1/(1-shape) is infinite; use e.g. 0.99 or 1.01")
+	}
+	z := &Zipf{min: min, max: max, n: max - min, shape: shape, scale: 1}
+	if hasMean {
+		if !(mean >= 0) || math.IsInf(mean, 0) {
+			return nil, paramErr("mean", mean, "must be finite and >= 0")
+		}
+		z.scale = float64(z.n) * mean
+	}
+	z.zetan = z.harmonic(z.n)
+	z.alpha = 1 / (1 - shape)
+	n := float64(z.n)
+	z.eta = (1 - powJ(2/n, 1-shape)) / (1 - (powJ(2, -shape)+1)/z.zetan)
+	z.half = powJ(0.5, shape)
+	return z, nil
+}
+
+// harmonic is H(k, θ) as this distribution computes it: ApproxHarmonic for
+// θ < 1, harmonicAbove1 for θ > 1.
+func (z *Zipf) harmonic(k int64) float64 {
+	if z.shape < 1 {
+		return approxHarmonic(k, z.shape)
+	}
+	return harmonicAbove1(k, z.shape)
+}
+
+// PDF returns (id+1-min)^-θ / zetan inside [min, max), 0 outside.
+func (z *Zipf) PDF(id int64) float64 {
+	if id < z.min || id >= z.max {
+		return 0
+	}
+	return 1 / powJ(float64(id+1-z.min), z.shape) / z.zetan
+}
+
+// ExpectedCount returns scale * PDF(id) (scale = n*mean, or 1).
+func (z *Zipf) ExpectedCount(id int64) float64 {
+	return z.scale * z.PDF(id)
+}
+
+// CDF returns H(id+1-min, θ)/zetan inside the range (with H computed as for
+// zetan, so it costs O(id - min) time for ids within 10^5 of min when
+// θ < 1 and within 10^7 when θ > 1), 0 below min, 1 at or above max.
+func (z *Zipf) CDF(id int64) float64 {
+	if id < z.min {
+		return 0
+	}
+	if id >= z.max {
+		return 1
+	}
+	return z.harmonic(id+1-z.min) / z.zetan
+}
+
+// Quantile is the Gray et al. inverse (reference §7.3): with uz = p*zetan,
+// min if uz < 1, min+1 if uz < 1 + 0.5^θ, else
+// min + (long)(n * (eta*p - eta + 1)^alpha), capped at max-1. (For a range
+// of one id the min+1 case returns min.)
+func (z *Zipf) Quantile(p float64) int64 {
+	uz := p * z.zetan
+	if uz < 1 {
+		return z.min
+	}
+	if uz < 1+z.half {
+		if z.n < 2 {
+			return z.min
+		}
+		return z.min + 1
+	}
+	// float64() keeps the compiler from fusing eta*p - eta into an FMA
+	// (Java rounds the product).
+	off := javaLong(float64(z.n) * powJ(float64(z.eta*p)-z.eta+1, z.alpha))
+	if off >= z.n {
+		return z.max - 1
+	}
+	if off < 0 {
+		return z.min
+	}
+	return z.min + off
+}
+
+// Choose returns Quantile(r.Float64()): one draw.
+func (z *Zipf) Choose(r Source) int64 {
+	return z.Quantile(r.Float64())
+}
