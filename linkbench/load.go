@@ -324,7 +324,7 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 		ll.linksDB = db
 	}
 	ll.db = db
-	ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db), uint64(c))
+	ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db)<<40|uint64(c))
 	// Each chunk rebuilds the generator's lazy state from its own stream.
 	ll.gen.Reset()
 	ll.nowMs = ll.w.cfg.now().UnixMilli()

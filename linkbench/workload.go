@@ -17,7 +17,7 @@ import (
 // rand.New(seed, stream, ...), so that each is independent of the others
 // and of scheduling (DESIGN.md, "Default mode").
 const (
-	streamLinkChunk uint64 = iota + 1 // (db, chunk): link generation of one chunk
+	streamLinkChunk uint64 = iota + 1 // (db<<40 | chunk): link generation of one chunk
 	streamNodes                       // (db): node generation
 	streamRequester                   // (requester): a requester's whole op stream
 )
@@ -114,6 +114,10 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 	}
 
 	mk := func(kind distributions.AccessKind, prefix string, d DistConfig) (*distributions.Access, error) {
+		if d.Set && d.Spec.Kind == distributions.KindReal && w.real == nil {
+			return nil, &ConfigError{Key: prefix + "function", Value: d.Function, Reason: fmt.Sprintf(
+				"needs LinkBench's Distribution.dat, and data_file (%q) was not found", cfg.DataFile)}
+		}
 		if !d.Set {
 			return nil, &ConfigError{Key: prefix + "function", Reason: "must be set (a distribution class or " +
 				"one of REAL, ROUND_ROBIN, RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER)"}
@@ -174,7 +178,7 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 func (w *workload) loadRealData() error {
 	path := w.cfg.DataFile
 	if path == "" {
-		return &ConfigError{Key: "data_file", Reason: "must name LinkBench's Distribution.dat (a REAL distribution is configured)"}
+		return nil // no data file: the built-in out-degree model
 	}
 	if !strings.HasPrefix(path, "/") {
 		if p, _, found := lookupFile(path, "."); found {
@@ -204,7 +208,11 @@ func (w *workload) buildOutDegree() error {
 				return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
 			}
 			w.outDegree = distributions.BuiltinOutDegree(min, max)
-			w.outDegreeSource = fmt.Sprintf("built-in model of Distribution.dat nlinks (data_file %s not found)", cfg.DataFile)
+			why := "no data_file"
+			if cfg.DataFile != "" {
+				why = "data_file " + cfg.DataFile + " not found"
+			}
+			w.outDegreeSource = fmt.Sprintf("built-in model of Distribution.dat nlinks (%s)", why)
 			return nil
 		}
 		od, err := w.real.OutDegree(min, max)

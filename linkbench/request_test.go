@@ -1,0 +1,348 @@
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pgregory.net/rand"
+
+	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/discard"
+	"github.com/linkbench-go/linkbench/store/memstore"
+)
+
+// traceStore records every call per requester (from WorkerFromContext).
+type traceStore struct {
+	store.Store
+	mu    sync.Mutex
+	calls map[int][]string
+}
+
+func newTraceStore(inner store.Store) *traceStore {
+	return &traceStore{Store: inner, calls: map[int][]string{}}
+}
+
+func (s *traceStore) log(ctx context.Context, format string, args ...any) {
+	w, ok := WorkerFromContext(ctx)
+	if !ok || w.Phase != stats.PhaseRequest {
+		panic("store call without a requester in ctx")
+	}
+	line := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	s.calls[w.ID] = append(s.calls[w.ID], line)
+	s.mu.Unlock()
+}
+
+func (s *traceStore) AddLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.log(ctx, "addLink id1=%d type=%d id2=%d len=%d", l.ID1, l.LinkType, l.ID2, len(l.Data))
+	return s.Store.AddLink(ctx, l, ni)
+}
+func (s *traceStore) UpdateLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.log(ctx, "updateLink id1=%d type=%d id2=%d len=%d", l.ID1, l.LinkType, l.ID2, len(l.Data))
+	return s.Store.UpdateLink(ctx, l, ni)
+}
+func (s *traceStore) DeleteLink(ctx context.Context, id1, lt, id2 int64, ni, ex bool) (bool, error) {
+	s.log(ctx, "deleteLink id1=%d type=%d id2=%d", id1, lt, id2)
+	return s.Store.DeleteLink(ctx, id1, lt, id2, ni, ex)
+}
+func (s *traceStore) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+	s.log(ctx, "countLinks id1=%d type=%d", id1, lt)
+	return s.Store.CountLinks(ctx, id1, lt)
+}
+func (s *traceStore) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
+	s.log(ctx, "multigetLinks id1=%d type=%d id2s=%v", id1, lt, id2s)
+	return s.Store.MultigetLinks(ctx, id1, lt, id2s, dst)
+}
+func (s *traceStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	s.log(ctx, "getLinkList %+v", r)
+	return s.Store.GetLinkList(ctx, r, dst)
+}
+func (s *traceStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
+	s.log(ctx, "addNode len=%d", len(n.Data))
+	return s.Store.AddNode(ctx, n)
+}
+func (s *traceStore) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	s.log(ctx, "getNode id=%d", id)
+	return s.Store.GetNode(ctx, t, id)
+}
+func (s *traceStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	s.log(ctx, "updateNode id=%d len=%d", n.ID, len(n.Data))
+	return s.Store.UpdateNode(ctx, n)
+}
+func (s *traceStore) DeleteNode(ctx context.Context, t int32, id int64) (bool, error) {
+	s.log(ctx, "deleteNode id=%d", id)
+	return s.Store.DeleteNode(ctx, t, id)
+}
+
+func opTotal(o stats.OpReport) int64 { return o.Successes + o.Misses + o.Errors }
+
+// TestRequestOpMix: each operation's share is within 4 sigma of the mix
+// (binomial: sigma = sqrt(N p (1-p))), and the per-op counts sum to the
+// requests done.
+func TestRequestOpMix(t *testing.T) {
+	cfg := smallConfig(1_000_001)
+	cfg.Requesters = 1
+	cfg.Requests = 200_000
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := rep.Request.Requests
+	if n != cfg.Requests {
+		t.Fatalf("requests done %d, want %d", n, cfg.Requests)
+	}
+	shares := cfg.Mix.shares()
+	var sum int64
+	for i, op := range opOrder {
+		o, _ := rep.Op(op)
+		got := opTotal(o)
+		sum += got
+		p := *shares[i] / 100
+		mean, sigma := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
+		if math.Abs(float64(got)-mean) > 4*sigma {
+			t.Errorf("%s: %d requests, want %.0f ± %.0f (4 sigma)", op, got, mean, 4*sigma)
+		}
+	}
+	if sum != n {
+		t.Errorf("per-op counts sum to %d, requests done %d", sum, n)
+	}
+}
+
+// TestRequestDeterminism: a requester's op stream is a pure function of
+// (config, seed, requester index).
+func TestRequestDeterminism(t *testing.T) {
+	run := func(seed int64, requesters int) map[int][]string {
+		cfg := smallConfig(100_001)
+		cfg.Requesters = requesters
+		cfg.Requests = 3000
+		cfg.RequestRandomSeed = FixedSeed(seed)
+		ts := newTraceStore(discard.New())
+		if _, err := Request(context.Background(), cfg, ts); err != nil {
+			t.Fatal(err)
+		}
+		return ts.calls
+	}
+	a, b := run(42, 3), run(42, 3)
+	for i := 0; i < 3; i++ {
+		if len(a[i]) != 3000 {
+			t.Fatalf("requester %d made %d calls", i, len(a[i]))
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				t.Fatalf("requester %d call %d: %q vs %q", i, j, a[i][j], b[i][j])
+			}
+		}
+	}
+	if fmt.Sprint(a[0]) == fmt.Sprint(a[1]) {
+		t.Error("requesters 0 and 1 made the same calls")
+	}
+	// A requester's stream does not depend on how many others run.
+	c := run(42, 5)
+	if fmt.Sprint(c[2]) != fmt.Sprint(a[2]) {
+		t.Error("requester 2's stream changed with the number of requesters")
+	}
+	if d := run(43, 3); fmt.Sprint(d[0]) == fmt.Sprint(a[0]) {
+		t.Error("seeds 42 and 43 give the same stream")
+	}
+}
+
+// TestRequestMissesAreNotErrors: on an empty store every read misses;
+// misses are counted as such and nothing is an error.
+func TestRequestMissesAreNotErrors(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requests = 5000
+	rep, err := Request(context.Background(), cfg, memstore.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var misses int64
+	for _, o := range rep.Ops {
+		if o.Errors > 0 {
+			t.Errorf("%s: %d errors", o.Op, o.Errors)
+		}
+		misses += o.Misses
+	}
+	for _, op := range []stats.Op{stats.GetNode, stats.GetLinksList, stats.MultigetLink} {
+		if o, _ := rep.Op(op); o.Misses == 0 {
+			t.Errorf("%s: no misses on an empty store", op)
+		}
+	}
+	if rep.Request.Errors != 0 || misses == 0 {
+		t.Errorf("errors %d misses %d", rep.Request.Errors, misses)
+	}
+}
+
+// TestRequestAfterLoad: the phases work together; on a loaded graph reads
+// mostly hit and counts stay exact.
+func TestRequestAfterLoad(t *testing.T) {
+	cfg := smallConfig(5001)
+	cfg.Requesters = 4
+	cfg.Requests = 3000
+	zipfOutDegree(&cfg)
+	ms := memstore.New()
+	if _, err := Load(context.Background(), cfg, ms); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Request(context.Background(), cfg, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Request.Requests != 4*3000 {
+		t.Errorf("requests %d", rep.Request.Requests)
+	}
+	gn, _ := rep.Op(stats.GetNode)
+	if gn.Successes < 9*gn.Misses {
+		t.Errorf("GET_NODE on a loaded graph: %d found, %d not found", gn.Successes, gn.Misses)
+	}
+	if mm, _, err := ms.CheckCounts(context.Background(), 10); err != nil || len(mm) > 0 {
+		t.Errorf("CheckCounts: %v %v", mm, err)
+	}
+}
+
+// flakyStore fails every k-th call with errFlaky.
+type flakyStore struct {
+	store.Store
+	k, n  int64
+	fails atomic.Int64
+}
+
+var errFlaky = errors.New("flaky")
+
+func (s *flakyStore) maybe() error {
+	if atomic.AddInt64(&s.n, 1)%s.k == 0 {
+		s.fails.Add(1)
+		return errFlaky
+	}
+	return nil
+}
+
+func (s *flakyStore) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	if err := s.maybe(); err != nil {
+		return store.Node{}, false, err
+	}
+	return s.Store.GetNode(ctx, t, id)
+}
+
+func TestRequestFailures(t *testing.T) {
+	t.Run("counted, never abort", func(t *testing.T) {
+		cfg := smallConfig(10_001)
+		cfg.MaxFailedRequests = -1
+		fs := &flakyStore{Store: discard.New(), k: 10}
+		rep, err := Request(context.Background(), cfg, fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gn, _ := rep.Op(stats.GetNode)
+		if gn.Errors != fs.fails.Load() || rep.Request.Errors != fs.fails.Load() || gn.Errors == 0 {
+			t.Errorf("GET_NODE errors %d, request errors %d, injected %d", gn.Errors, rep.Request.Errors, fs.fails.Load())
+		}
+		if rep.Request.Requests != 2*cfg.Requests {
+			t.Errorf("requests %d: failed requests count as done", rep.Request.Requests)
+		}
+	})
+	t.Run("abort after max_failed_requests", func(t *testing.T) {
+		cfg := smallConfig(10_001)
+		cfg.MaxFailedRequests = 3
+		fs := &flakyStore{Store: discard.New(), k: 2}
+		rep, err := Request(context.Background(), cfg, fs)
+		if !errors.Is(err, ErrRequesterAborted) || !errors.Is(err, errFlaky) {
+			t.Fatalf("err = %v", err)
+		}
+		if rep == nil || rep.Request.Aborted != 2 || rep.Request.Errors != 2*4 {
+			t.Fatalf("report %+v", rep.Request)
+		}
+	})
+}
+
+// TestRequestHugeGraph: maxid1 = 1e9 needs no set-up or memory
+// proportional to it.
+func TestRequestHugeGraph(t *testing.T) {
+	cfg := smallConfig(1_000_000_001)
+	cfg.Requests = 20_000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if rep.Request.Requests != 2*cfg.Requests {
+		t.Errorf("requests %d", rep.Request.Requests)
+	}
+	// 1e9 ids would need gigabytes for any per-id table.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MiB", alloc>>20)
+	}
+}
+
+func TestRequestOpenLoop(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 300
+	cfg.RequestRate = 20000
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gn, _ := rep.Op(stats.GetNode)
+	if gn.Service == nil || gn.Service.Count != opTotal(gn) {
+		t.Errorf("open loop: service series %+v for %d requests", gn.Service, opTotal(gn))
+	}
+}
+
+func TestRequestCancel(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requests = math.MaxInt64
+	cfg.MaxTime = time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	rep, err := Request(ctx, cfg, discard.New())
+	if !errors.Is(err, context.DeadlineExceeded) || rep == nil || rep.Request.Requests == 0 {
+		t.Fatalf("err %v report %v", err, rep)
+	}
+}
+
+func TestHistoryCache(t *testing.T) {
+	var h history
+	h.init()
+	rng := rand.New(1)
+	link := func(id1, t int64) store.Link { return store.Link{ID1: id1, LinkType: t, Time: 1000 + id1} }
+	for i := int64(0); i < historyLimit+500; i++ {
+		h.add(rng, link(i, 1))
+		h.add(rng, link(i, 1)) // a known key is not added twice
+	}
+	check := func() {
+		t.Helper()
+		if len(h.index) != len(h.entries) {
+			t.Fatalf("index has %d keys for %d entries (stale keys)", len(h.index), len(h.entries))
+		}
+		for k, pos := range h.index {
+			if e := h.entries[pos]; e.id1 != k.id1 || e.linkType != k.linkType {
+				t.Fatalf("index %v -> %d holds %+v", k, pos, e)
+			}
+		}
+	}
+	if len(h.entries) != historyLimit {
+		t.Fatalf("%d entries", len(h.entries))
+	}
+	check()
+	full := make([]store.Link, store.DefaultLimit)
+	full[len(full)-1] = store.Link{Time: 5}
+	h.afterQuery(3, full)
+	if h.entries[3].time != 5 {
+		t.Errorf("full page did not move the entry: %+v", h.entries[3])
+	}
+	check()
+	for h.len() > 0 {
+		h.afterQuery(int(rng.Int31n(int32(h.len()))), nil)
+		check()
+	}
+}
