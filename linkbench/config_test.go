@@ -68,17 +68,17 @@ func TestSetErrors(t *testing.T) {
 func TestSetAcceptsJavaNames(t *testing.T) {
 	cfg := DefaultConfig()
 	for k, v := range map[string]string{
-		"read_function":        "com.facebook.LinkBench.distributions.UniformDistribution",
-		"node_read_function":   "com.facebook.LinkBench.RealDistribution",
-		"node_read_realdist":   "node_reads",
-		"write_function":       "real",
-		"link_add_datagen":     "com.facebook.LinkBench.generators.UniformDataGenerator",
-		"linkstore":            "com.facebook.LinkBench.LinkStoreMysql",
+		"read_function":           "com.facebook.LinkBench.distributions.UniformDistribution",
+		"node_read_function":      "com.facebook.LinkBench.RealDistribution",
+		"node_read_realdist":      "node_reads",
+		"write_function":          "real",
+		"link_add_datagen":        "com.facebook.LinkBench.generators.UniformDataGenerator",
+		"linkstore":               "com.facebook.LinkBench.LinkStoreMysql",
 		"MySQL_bulk_insert_batch": "512",
-		"warmup_time":          "-5",
-		"port":                 "",
-		"use_hdr_histogram":    "true",
-		"url":                  "mongodb://x",
+		"warmup_time":             "-5",
+		"port":                    "",
+		"use_hdr_histogram":       "true",
+		"url":                     "mongodb://x",
 	} {
 		if err := cfg.Set(k, v); err != nil {
 			t.Errorf("Set(%q, %q): %v", k, v, err)

@@ -84,13 +84,13 @@ func checkLoad(t *testing.T, cfg Config, rec *recStore, bulk bool, rep *stats.Re
 
 func TestLoadInvariants(t *testing.T) {
 	cases := []struct {
-		name              string
-		startid1, maxid1  int64
-		loaders           int
-		chunk             int64
-		batch             int
-		ltc               int64
-		bulk              bool
+		name             string
+		startid1, maxid1 int64
+		loaders          int
+		chunk            int64
+		batch            int
+		ltc              int64
+		bulk             bool
 	}{
 		{"one loader, default chunk", 1, 3001, 1, 2048, 1024, 2, true},
 		{"four loaders, small chunks", 1, 3001, 4, 7, 100, 2, true},

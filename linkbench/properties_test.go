@@ -74,7 +74,7 @@ func TestJavaSyntaxCase(t *testing.T) {
 func TestReadPropertiesSyntax(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want map[string]string
+		want     map[string]string
 	}{
 		{"separators", "a=1\nb:2\nc 3\nd\t4\ne = 5\nf : 6\n", map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "f": "6"}},
 		{"comments", "# x=1\n! y=2\n  # z=3\nk=v\n", map[string]string{"k": "v"}},
