@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# .ci/mariadb.sh - a throwaway MariaDB server (InnoDB + ROCKSDB) for the
+# store/mysqlstore tests.
+#
+# Usage (called):
+#   eval "$(bash .ci/mariadb.sh start)"   # start; prints `export VAR=...` lines on stdout
+#   bash .ci/mariadb.sh restart [BASE]    # restart that server (same datadir and port)
+#   bash .ci/mariadb.sh stop [BASE]       # shut it down and remove its directory
+# Usage (sourced): `. .ci/mariadb.sh start` exports the variables into the
+# calling shell; `. .ci/mariadb.sh stop` stops the server it started.
+#
+# start installs mariadb-server and mariadb-plugin-rocksdb with apt-get when
+# they are missing (as root, or through sudo), creates a fresh datadir under a
+# temporary directory (mariadb-install-db), starts mariadbd on 127.0.0.1 on a
+# free port from 3307 up (never 3306; $LINKBENCH_MARIADB_PORT forces one) with
+# its own socket and pid file, the ROCKSDB plugin, no binary log and small
+# caches, waits until it answers, creates the user `lbtest` (random password,
+# every privilege, allowed to create databases) and exports:
+#   LINKBENCH_TEST_MYSQL_DSN              go-sql-driver DSN: lbtest:PW@tcp(127.0.0.1:PORT)/
+#   LINKBENCH_TEST_MYSQL_RESTART_CMD      a shell command that restarts this server
+#   LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB  1: the tests fail rather than skip without ROCKSDB
+#   LINKBENCH_MARIADB_DIR                 the server's directory (what stop removes)
+# BASE (the directory) defaults to $LINKBENCH_MARIADB_DIR, then to the last
+# server started on this machine (recorded in ${TMPDIR:-/tmp}/linkbench-mariadb.current).
+# Set LINKBENCH_MARIADB_ALLOW_NO_ROCKSDB=1 to start without the ROCKSDB engine.
+#
+# The script reads no option file (--no-defaults), so the machine's own
+# MariaDB (port 3306, /etc/mysql) is left alone.
+
+_lbm_log() { printf 'mariadb.sh: %s\n' "$*" >&2; }
+
+_lbm_script() {
+	local s="${BASH_SOURCE[0]}"
+	case "$s" in /*) ;; *) s="$PWD/$s" ;; esac
+	printf '%s\n' "$s"
+}
+
+_lbm_pointer() { printf '%s\n' "${TMPDIR:-/tmp}/linkbench-mariadb.current"; }
+
+_lbm_rocksdb_plugin() {
+	local d
+	for d in /usr/lib/mysql/plugin /usr/lib/mariadb/plugin /usr/lib64/mysql/plugin; do
+		[ -f "$d/ha_rocksdb.so" ] && return 0
+	done
+	return 1
+}
+
+_lbm_install() {
+	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
+		command -v mariadb-admin >/dev/null 2>&1 && command -v mariadb >/dev/null 2>&1 &&
+		_lbm_rocksdb_plugin; then
+		return 0
+	fi
+	local sudo=""
+	if [ "$(id -u)" != 0 ]; then
+		if command -v sudo >/dev/null 2>&1; then
+			sudo="sudo"
+		else
+			_lbm_log "mariadb-server/mariadb-plugin-rocksdb missing and not root (no sudo): install them first"
+			return 1
+		fi
+	fi
+	_lbm_log "installing mariadb-server mariadb-plugin-rocksdb with apt-get"
+	$sudo apt-get update >&2 || return 1
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
+		mariadb-server mariadb-plugin-rocksdb >&2 || return 1
+}
+
+# _lbm_port_in_use PORT: something accepts TCP connections on 127.0.0.1:PORT.
+_lbm_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+_lbm_pick_port() {
+	if [ -n "${LINKBENCH_MARIADB_PORT:-}" ]; then
+		if [ "$LINKBENCH_MARIADB_PORT" = 3306 ]; then
+			_lbm_log "refusing port 3306 (the machine's own MariaDB)"
+			return 1
+		fi
+		printf '%s\n' "$LINKBENCH_MARIADB_PORT"
+		return 0
+	fi
+	local p
+	for p in $(seq 3307 3399); do
+		if ! _lbm_port_in_use "$p"; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+	done
+	_lbm_log "no free port in 3307..3399"
+	return 1
+}
+
+# _lbm_launch BASE PORT: start mariadbd on BASE/data and wait until it answers.
+_lbm_launch() {
+	local base="$1" port="$2" have_rocksdb="" i
+	_lbm_rocksdb_plugin && have_rocksdb=1
+	local args=(
+		--no-defaults
+		"--user=$(id -un)"
+		"--datadir=$base/data"
+		"--tmpdir=$base/tmp"
+		"--socket=$base/mysqld.sock"
+		"--pid-file=$base/mysqld.pid"
+		"--log-error=$base/error.log"
+		"--port=$port"
+		--bind-address=127.0.0.1
+		--skip-name-resolve
+		--skip-log-bin
+		--innodb-buffer-pool-size=64M
+		--innodb-log-file-size=64M
+		--innodb-flush-log-at-trx-commit=2
+		--max-connections=400
+		--max-allowed-packet=64M
+	)
+	if [ -n "$have_rocksdb" ]; then
+		args+=(--plugin-load-add=ha_rocksdb --loose-rocksdb-block-cache-size=32M)
+	fi
+	rm -f "$base/mysqld.sock" "$base/mysqld.pid"
+	mariadbd "${args[@]}" </dev/null >>"$base/mariadbd.out" 2>&1 &
+	local pid=$!
+	printf '%s\n' "$pid" >"$base/launcher.pid"
+	for i in $(seq 1 240); do
+		if mariadb-admin --no-defaults --socket="$base/mysqld.sock" -uroot --connect-timeout=2 ping >/dev/null 2>&1; then
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			_lbm_log "mariadbd exited during start-up; last lines of $base/error.log:"
+			tail -n 30 "$base/error.log" >&2 2>/dev/null
+			return 1
+		fi
+		sleep 0.25
+	done
+	_lbm_log "mariadbd did not answer within 60 s; last lines of $base/error.log:"
+	tail -n 30 "$base/error.log" >&2 2>/dev/null
+	return 1
+}
+
+# _lbm_shutdown BASE: stop the server of BASE (if running) and wait for it to exit.
+_lbm_shutdown() {
+	local base="$1" pid="" i
+	[ -f "$base/mysqld.pid" ] && pid="$(cat "$base/mysqld.pid" 2>/dev/null)"
+	[ -z "$pid" ] && [ -f "$base/launcher.pid" ] && pid="$(cat "$base/launcher.pid" 2>/dev/null)"
+	if [ -S "$base/mysqld.sock" ]; then
+		mariadb-admin --no-defaults --socket="$base/mysqld.sock" -uroot --connect-timeout=5 shutdown >/dev/null 2>&1 || true
+	fi
+	[ -z "$pid" ] && return 0
+	for i in $(seq 1 240); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		[ "$i" = 120 ] && kill "$pid" 2>/dev/null
+		sleep 0.25
+	done
+	kill -9 "$pid" 2>/dev/null
+	return 0
+}
+
+_lbm_base() {
+	local base="${1:-${LINKBENCH_MARIADB_DIR:-}}"
+	if [ -z "$base" ] && [ -f "$(_lbm_pointer)" ]; then
+		base="$(cat "$(_lbm_pointer)")"
+	fi
+	if [ -z "$base" ]; then
+		_lbm_log "no server directory: pass it as an argument or set LINKBENCH_MARIADB_DIR"
+		return 1
+	fi
+	if [ ! -f "$base/.linkbench-mariadb" ]; then
+		_lbm_log "$base is not a directory made by this script"
+		return 1
+	fi
+	printf '%s\n' "$base"
+}
+
+_lbm_start() {
+	local sourced="$1" base
+	_lbm_install || return 1
+	base="$(mktemp -d "${TMPDIR:-/tmp}/linkbench-mariadb.XXXXXX")" || return 1
+	: >"$base/.linkbench-mariadb"
+	if ! _lbm_start_in "$sourced" "$base"; then
+		_lbm_shutdown "$base"
+		rm -rf -- "$base"
+		return 1
+	fi
+}
+
+# _lbm_start_in SOURCED BASE: the body of start, in the fresh directory BASE.
+_lbm_start_in() {
+	local sourced="$1" base="$2" port pw script q
+	mkdir -p "$base/data" "$base/tmp" || return 1
+	port="$(_lbm_pick_port)" || return 1
+	printf 'PORT=%s\n' "$port" >"$base/state"
+	_lbm_log "initialising $base/data"
+	if ! mariadb-install-db --no-defaults "--user=$(id -un)" "--datadir=$base/data" \
+		--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
+		>"$base/install.log" 2>&1; then
+		_lbm_log "mariadb-install-db failed:"
+		tail -n 30 "$base/install.log" >&2
+		return 1
+	fi
+	_lbm_log "starting mariadbd on 127.0.0.1:$port"
+	_lbm_launch "$base" "$port" || return 1
+
+	local rocks
+	rocks="$(mariadb --no-defaults --socket="$base/mysqld.sock" -uroot -N -B -e \
+		"SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE='ROCKSDB'" 2>/dev/null)"
+	case "$rocks" in
+	YES | DEFAULT) ;;
+	*)
+		if [ "${LINKBENCH_MARIADB_ALLOW_NO_ROCKSDB:-}" != 1 ]; then
+			_lbm_log "the ROCKSDB engine did not load; last lines of $base/error.log:"
+			tail -n 30 "$base/error.log" >&2 2>/dev/null
+			return 1
+		fi
+		_lbm_log "warning: no ROCKSDB engine"
+		rocks=""
+		;;
+	esac
+
+	pw="lb$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+	if ! mariadb --no-defaults --socket="$base/mysqld.sock" -uroot -e "
+		CREATE USER 'lbtest'@'127.0.0.1' IDENTIFIED BY '$pw';
+		CREATE USER 'lbtest'@'localhost' IDENTIFIED BY '$pw';
+		GRANT ALL PRIVILEGES ON *.* TO 'lbtest'@'127.0.0.1' WITH GRANT OPTION;
+		GRANT ALL PRIVILEGES ON *.* TO 'lbtest'@'localhost' WITH GRANT OPTION;"; then
+		_lbm_log "could not create the test user"
+		return 1
+	fi
+
+	printf '%s\n' "$base" >"$(_lbm_pointer)"
+	script="$(_lbm_script)"
+	printf -v q 'bash %q restart %q' "$script" "$base"
+	export LINKBENCH_MARIADB_DIR="$base"
+	export LINKBENCH_TEST_MYSQL_DSN="lbtest:$pw@tcp(127.0.0.1:$port)/"
+	export LINKBENCH_TEST_MYSQL_RESTART_CMD="$q"
+	if [ -n "$rocks" ]; then
+		export LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB=1
+	fi
+	if [ "$sourced" != 1 ]; then
+		printf 'export LINKBENCH_MARIADB_DIR=%q\n' "$LINKBENCH_MARIADB_DIR"
+		printf 'export LINKBENCH_TEST_MYSQL_DSN=%q\n' "$LINKBENCH_TEST_MYSQL_DSN"
+		printf 'export LINKBENCH_TEST_MYSQL_RESTART_CMD=%q\n' "$LINKBENCH_TEST_MYSQL_RESTART_CMD"
+		[ -n "$rocks" ] && printf 'export LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB=1\n'
+	fi
+	_lbm_log "ready: lbtest@tcp(127.0.0.1:$port), directory $base"
+	return 0
+}
+
+_lbm_restart() {
+	local base port
+	base="$(_lbm_base "${1:-}")" || return 1
+	port="$(sed -n 's/^PORT=//p' "$base/state")"
+	[ -n "$port" ] || { _lbm_log "no port recorded in $base/state"; return 1; }
+	_lbm_log "restarting the server of $base"
+	_lbm_shutdown "$base"
+	_lbm_launch "$base" "$port"
+}
+
+_lbm_stop() {
+	local base
+	base="$(_lbm_base "${1:-}")" || return 1
+	_lbm_log "stopping the server of $base"
+	_lbm_shutdown "$base"
+	rm -rf -- "$base"
+	if [ -f "$(_lbm_pointer)" ] && [ "$(cat "$(_lbm_pointer)")" = "$base" ]; then
+		rm -f "$(_lbm_pointer)"
+	fi
+	if [ "${LINKBENCH_MARIADB_DIR:-}" = "$base" ]; then
+		unset LINKBENCH_MARIADB_DIR LINKBENCH_TEST_MYSQL_DSN LINKBENCH_TEST_MYSQL_RESTART_CMD \
+			LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB
+	fi
+	return 0
+}
+
+_lbm_main() {
+	local sourced="$1"
+	shift
+	case "${1:-}" in
+	start) _lbm_start "$sourced" ;;
+	restart) _lbm_restart "${2:-}" ;;
+	stop) _lbm_stop "${2:-}" ;;
+	*)
+		_lbm_log "usage: mariadb.sh start | restart [DIR] | stop [DIR]"
+		return 2
+		;;
+	esac
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	_lbm_main 0 "$@"
+	exit $?
+elif [ $# -gt 0 ]; then
+	_lbm_main 1 "$@"
+fi

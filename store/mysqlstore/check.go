@@ -1,0 +1,98 @@
+package mysqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// NodeStats returns the number of nodes and their smallest and largest id
+// (0, 0 when there are none), in one query. Errors: see the package
+// documentation.
+func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
+	if err := s.check(ctx, "NodeStats"); err != nil {
+		return store.NodeStats{}, err
+	}
+	q := "SELECT COUNT(*), COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM " + s.q.node
+	r := retrier{s: s, o: opNodeStats}
+	for {
+		var st store.NodeStats
+		err := s.c.db.QueryRowContext(ctx, q).Scan((*scanI64)(&st.Count), (*scanI64)(&st.MinID), (*scanI64)(&st.MaxID))
+		if err == nil {
+			r.done()
+			return st, nil
+		}
+		if err = r.fail(ctx, err, true); err != nil {
+			return store.NodeStats{}, err
+		}
+	}
+}
+
+// pairsSQL selects every (id1, link_type) with a link or a count row.
+func (s *Store) pairsSQL() string {
+	return "SELECT id1, link_type FROM " + s.q.link + " GROUP BY id1, link_type" +
+		" UNION SELECT id, link_type FROM " + s.q.cnt
+}
+
+// CheckCounts compares, for every (id1, link_type) with links or a count
+// row, the count row (0 when absent) with the number of visible links,
+// aggregated by the server in one read-only REPEATABLE READ transaction
+// (so both queries see one snapshot). It returns the mismatches ordered by
+// (id1, link_type), at most limit of them (all when limit <= 0), and the
+// number of pairs checked. Errors: see the package documentation.
+func (s *Store) CheckCounts(ctx context.Context, limit int) (mismatches []store.CountMismatch, checked int64, err error) {
+	if err := s.check(ctx, "CheckCounts"); err != nil {
+		return nil, 0, err
+	}
+	r := retrier{s: s, o: opCheckCounts}
+	for {
+		mismatches, checked, err = s.checkCountsOnce(ctx, limit)
+		if err == nil {
+			r.done()
+			return mismatches, checked, nil
+		}
+		if err = r.fail(ctx, err, true); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+func (s *Store) checkCountsOnce(ctx context.Context, limit int) ([]store.CountMismatch, int64, error) {
+	q := "SELECT k.id1, k.link_type, COALESCE(c.count, 0), COALESCE(v.visible, 0) FROM (" + s.pairsSQL() + ") AS k" +
+		" LEFT JOIN (SELECT id1, link_type, COUNT(CASE WHEN visibility = 1 THEN 1 END) AS visible FROM " + s.q.link +
+		" GROUP BY id1, link_type) AS v ON v.id1 = k.id1 AND v.link_type = k.link_type" +
+		" LEFT JOIN " + s.q.cnt + " AS c ON c.id = k.id1 AND c.link_type = k.link_type" +
+		" WHERE COALESCE(c.count, 0) <> COALESCE(v.visible, 0) ORDER BY k.id1, k.link_type"
+	var args []any
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, int64(limit))
+	}
+	tx, err := s.c.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var checked int64
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+s.pairsSQL()+") AS k").Scan((*scanI64)(&checked)); err != nil {
+		return nil, 0, err
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []store.CountMismatch
+	for rows.Next() {
+		var m store.CountMismatch
+		if err := rows.Scan((*scanI64)(&m.ID1), (*scanI64)(&m.LinkType), (*scanI64)(&m.Count), (*scanI64)(&m.Visible)); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	return out, checked, tx.Commit()
+}

@@ -1,0 +1,637 @@
+// Package mysqlstore is a LinkBench store on MySQL, MariaDB and MyRocks
+// (InnoDB or ROCKSDB tables) through github.com/go-sql-driver/mysql and
+// database/sql.
+//
+// The semantics are those of package store (the in-memory reference, with
+// the fixes listed there); the statements and transactions are those of
+// LinkBench's MD LinkStoreSql (reference §3.3): AddLink inserts first and
+// falls back to a locked (SELECT ... FOR UPDATE) update on a duplicate key,
+// UpdateLink updates first and falls back to an insert, DeleteLink locks the
+// row first, and the count table changes in the same transaction as the
+// link, so counts stay exact under any concurrency. Unlike MD, expunging an
+// already hidden link does not decrement the count (reference §11.2-6), one
+// Store serves any number of databases through Database (§11.2-9), bulk
+// loads upsert instead of failing on duplicates (§11.2-27), node batches are
+// inserted with explicit ids, and retries are bounded with an exponential,
+// jittered backoff instead of MD's linear 20 ms steps.
+//
+// Open connects and checks the connection but never creates or drops
+// anything: CreateSchema, DropSchema, CreateSecondaryIndex and
+// DropSecondaryIndex are the only methods that run DDL (ResetNodeStore
+// truncates the node table, as LinkBench does).
+//
+// Every statement is a server-side prepared statement with bound
+// parameters, prepared once per database and reused on every connection of
+// the pool (*sql.Stmt); no statement string contains more than one
+// statement. The only values formatted into SQL text are identifiers
+// (database and table names, validated and back-quoted) and the integer of
+// ALTER TABLE ... AUTO_INCREMENT, which MySQL does not accept as a
+// parameter.
+//
+// Differences from MD's statements, each for a reason: the update path's
+// locking read returns the whole row and an unchanged link is recognised
+// there (LinkNoChange) rather than from the UPDATE's affected rows, which
+// MyRocks reports as 1 for an unchanged row; the link UPDATE and DELETE
+// force the primary key, since MariaDB's ROCKSDB cost model otherwise
+// scans, and locks, the whole (id1, link_type) list through id1_type;
+// count increments are upserts (a hidden link made visible creates a
+// missing count row) and decrements are a separate statement (the count
+// column is unsigned).
+//
+// MyRocks in REPEATABLE READ reports write conflicts with the snapshot as
+// deadlocks (1213, "snapshot conflict"), which the store retries; set
+// Options.Isolation to "READ COMMITTED" (as MD's MyRocks runs did) to
+// avoid them.
+//
+// Payloads are bytes: the store talks to the server in the binary
+// character set, so any byte sequence up to the column size round-trips
+// unchanged into the latin1 columns of the reference schema.
+//
+// Deadlocks (MySQL error 1213), lock wait timeouts (1205) and lost or
+// refused connections are retried with bounded attempts; the retries are
+// counted per operation and per error number (Counters). A write that
+// returns nil is committed. An error that outlives the retries is returned
+// wrapped in a *store.TransientError; any other server error is returned
+// wrapped so that errors.As finds the *mysql.MySQLError.
+package mysqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// Engine is a MySQL storage engine the schema methods can create tables in.
+type Engine string
+
+const (
+	// InnoDB is MySQL's and MariaDB's default transactional engine: the
+	// reference schema of LinkBench's README (reference §3.1).
+	InnoDB Engine = "InnoDB"
+	// RocksDB is MyRocks (MariaDB's ROCKSDB engine, from the
+	// mariadb-plugin-rocksdb package, or Facebook's MySQL): binary
+	// collation and column families per index (reference §3.1 notes).
+	RocksDB Engine = "ROCKSDB"
+)
+
+// ParseEngine returns the Engine named s, case-insensitively: "innodb",
+// or "rocksdb" / "myrocks". Any other name is an error.
+func ParseEngine(s string) (Engine, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "innodb":
+		return InnoDB, nil
+	case "rocksdb", "myrocks":
+		return RocksDB, nil
+	}
+	return "", fmt.Errorf("mysqlstore: unknown engine %q (want InnoDB or RocksDB)", s)
+}
+
+// Defaults of Options.
+const (
+	// DefaultHost is the server host when neither DSN nor Host is set.
+	DefaultHost = "127.0.0.1"
+	// DefaultPort is the server's TCP port when neither DSN nor Port is
+	// set (MySQL's 3306, reference §3.2).
+	DefaultPort = 3306
+	// DefaultDBPrefix is LinkBench's default dbprefix: databases linkdb0,
+	// linkdb1, ...
+	DefaultDBPrefix = "linkdb"
+	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
+	// table names of LinkBench's sample configuration.
+	DefaultLinkTable  = "linktable"
+	DefaultCountTable = "counttable"
+	DefaultNodeTable  = "nodetable"
+	// DefaultBulkInsertCount is the rows per bulk INSERT (LinkBench's
+	// bulk_insert_count, 1024).
+	DefaultBulkInsertCount = 1024
+	// DefaultMaxStatementBytes is the payload bytes per bulk INSERT (8 MiB,
+	// half of MariaDB's default max_allowed_packet).
+	DefaultMaxStatementBytes = 8 << 20
+	// DefaultMaxConns is the size of the connection pool.
+	DefaultMaxConns = 64
+	// DefaultRetryAttempts is the attempts per call, the first included.
+	DefaultRetryAttempts = 20
+	// DefaultRetryBackoff is the wait before the first retry; it doubles
+	// up to DefaultRetryMaxBackoff. With the defaults a call waits at most
+	// about 13.3 s in all (10+20+...+640 ms, then 12 waits of 1 s, each
+	// drawn from [d/2, d]) before it gives up.
+	DefaultRetryBackoff    = 10 * time.Millisecond
+	DefaultRetryMaxBackoff = time.Second
+	// DefaultConnectTimeout is the dial timeout of one connection.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultWarmParallelism is the number of connections Warm opens at
+	// once.
+	DefaultWarmParallelism = 8
+	// MultigetCacheSizes is the largest number of distinct id2s whose
+	// MultigetLinks statement is prepared once and kept; larger requests
+	// prepare their statement for the call.
+	MultigetCacheSizes = 16
+)
+
+// Options configure Open. The zero value of a field selects its default.
+type Options struct {
+	// DSN is a go-sql-driver/mysql data source name, e.g.
+	// "user:password@tcp(127.0.0.1:3306)/". When it is empty the store
+	// connects over TCP to Host:Port as User with Password. A database name
+	// in the DSN becomes the default of Database (the store connects
+	// without a default database and qualifies every table). The DSN must
+	// not set clientFoundRows=true (the store decides insert vs update from
+	// affected rows), nor a charset or collation other than binary.
+	DSN string
+	// Host and Port of the server when DSN is empty: DefaultHost and
+	// DefaultPort (3306).
+	Host string
+	Port int
+	// User and Password when DSN is empty.
+	User     string
+	Password string
+
+	// DBPrefix is LinkBench's dbprefix: databases are named DBPrefix+"0",
+	// DBPrefix+"1", ... (default DefaultDBPrefix, "linkdb").
+	DBPrefix string
+	// Database is the database the Store returned by Open serves
+	// (default: the DSN's database, else DBPrefix+"0"). Other databases are
+	// reached with Database.
+	Database string
+	// LinkTable, CountTable and NodeTable name the three tables (defaults
+	// "linktable", "counttable", "nodetable"). Names are 1..64 characters
+	// without a back-quote, dot, slash, backslash or NUL.
+	LinkTable  string
+	CountTable string
+	NodeTable  string
+	// Engine is the storage engine CreateSchema uses when its
+	// SchemaOptions do not name one (default InnoDB).
+	Engine Engine
+	// Isolation, when not empty, is set on every connection with
+	// SET SESSION TRANSACTION ISOLATION LEVEL: "READ COMMITTED",
+	// "REPEATABLE READ", "READ UNCOMMITTED" or "SERIALIZABLE". Empty keeps
+	// the server's default (MD's README: REPEATABLE READ for InnoDB runs,
+	// READ COMMITTED for MyRocks runs).
+	Isolation string
+
+	// BulkInsertCount is the largest number of rows in one bulk INSERT
+	// (LinkBench's bulk_insert_count, default 1024, >= 1). The statement for
+	// exactly this many rows is prepared once; other sizes are prepared
+	// for the call.
+	BulkInsertCount int
+	// MaxStatementBytes caps the payload bytes (link or node data plus 64
+	// per row) of one bulk INSERT, so that a batch of large nodes stays
+	// under the server's max_allowed_packet (default 8 MiB). A batch over
+	// the cap is split into several INSERTs of one transaction.
+	MaxStatementBytes int
+	// DisableBinlogLoad runs bulk loads (AddBulkLinks, AddBulkCounts,
+	// AddBulkNodes) with SET SESSION sql_log_bin=0 on their connection
+	// (FB's mysql_disable_binlog_load). It needs the SUPER or BINLOG ADMIN
+	// privilege on MariaDB (SUPER or SYSTEM_VARIABLES_ADMIN on MySQL); Open
+	// checks it and fails with an error naming the privilege.
+	DisableBinlogLoad bool
+
+	// MaxConns is the size of the connection pool (default 64): size it to
+	// the number of loaders and requesters that share the Store.
+	MaxConns int
+	// ConnectTimeout is the dial timeout of one connection (default 10 s).
+	ConnectTimeout time.Duration
+	// WarmParallelism is the number of connections Warm opens at once
+	// (default 8).
+	WarmParallelism int
+
+	// RetryAttempts is the number of attempts of one call, the first
+	// included (default 20, >= 1), for deadlocks (1213), lock wait
+	// timeouts (1205) and lost connections.
+	RetryAttempts int
+	// RetryBackoff is the wait before the first retry (default 10 ms); it
+	// doubles per retry up to RetryMaxBackoff (default 1 s). Each wait is
+	// drawn uniformly from [d/2, d] so that deadlocked writers do not meet
+	// again.
+	RetryBackoff    time.Duration
+	RetryMaxBackoff time.Duration
+
+	// Logger receives retries (Debug), abandoned calls and driver messages
+	// (Warn). Nil discards them. Passwords are redacted.
+	Logger *slog.Logger
+
+	// Inject is a fault-injection seam for tests: when not nil it is called
+	// before each statement (BEGIN and COMMIT included) with a label
+	// "<Op>:<statement>", e.g. "AddLink:insert" or "AddLink:commit"; a
+	// non-nil result is treated as that statement's error (a
+	// *mysql.MySQLError with Number 1213 simulates a deadlock). It must be
+	// safe for concurrent use.
+	Inject func(op string) error
+}
+
+// withDefaults returns o with its zero fields defaulted, and checks it.
+func (o Options) withDefaults() (Options, error) {
+	if o.Host == "" {
+		o.Host = DefaultHost
+	}
+	if o.Port == 0 {
+		o.Port = DefaultPort
+	}
+	if o.DBPrefix == "" {
+		o.DBPrefix = DefaultDBPrefix
+	}
+	if o.LinkTable == "" {
+		o.LinkTable = DefaultLinkTable
+	}
+	if o.CountTable == "" {
+		o.CountTable = DefaultCountTable
+	}
+	if o.NodeTable == "" {
+		o.NodeTable = DefaultNodeTable
+	}
+	if o.Engine == "" {
+		o.Engine = InnoDB
+	}
+	if o.BulkInsertCount == 0 {
+		o.BulkInsertCount = DefaultBulkInsertCount
+	}
+	if o.MaxStatementBytes == 0 {
+		o.MaxStatementBytes = DefaultMaxStatementBytes
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.WarmParallelism == 0 {
+		o.WarmParallelism = DefaultWarmParallelism
+	}
+	if o.RetryAttempts == 0 {
+		o.RetryAttempts = DefaultRetryAttempts
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = DefaultRetryBackoff
+	}
+	if o.RetryMaxBackoff == 0 {
+		o.RetryMaxBackoff = DefaultRetryMaxBackoff
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	for _, n := range []struct{ what, v string }{
+		{"DBPrefix", o.DBPrefix}, {"LinkTable", o.LinkTable},
+		{"CountTable", o.CountTable}, {"NodeTable", o.NodeTable},
+	} {
+		if err := checkIdent(n.v); err != nil {
+			return o, fmt.Errorf("mysqlstore: Options.%s: %w", n.what, err)
+		}
+	}
+	switch {
+	case o.Port < 0 || o.Port > 65535:
+		return o, fmt.Errorf("mysqlstore: Options.Port %d out of range", o.Port)
+	case o.BulkInsertCount < 1:
+		return o, fmt.Errorf("mysqlstore: Options.BulkInsertCount %d < 1", o.BulkInsertCount)
+	case o.BulkInsertCount*7 > 65535:
+		return o, fmt.Errorf("mysqlstore: Options.BulkInsertCount %d too large (a statement holds at most 65535 parameters)", o.BulkInsertCount)
+	case o.MaxStatementBytes < 1:
+		return o, fmt.Errorf("mysqlstore: Options.MaxStatementBytes %d < 1", o.MaxStatementBytes)
+	case o.MaxConns < 1:
+		return o, fmt.Errorf("mysqlstore: Options.MaxConns %d < 1", o.MaxConns)
+	case o.WarmParallelism < 1:
+		return o, fmt.Errorf("mysqlstore: Options.WarmParallelism %d < 1", o.WarmParallelism)
+	case o.RetryAttempts < 1:
+		return o, fmt.Errorf("mysqlstore: Options.RetryAttempts %d < 1", o.RetryAttempts)
+	case o.RetryBackoff < 0 || o.RetryMaxBackoff < o.RetryBackoff:
+		return o, fmt.Errorf("mysqlstore: Options.RetryBackoff %v / RetryMaxBackoff %v invalid", o.RetryBackoff, o.RetryMaxBackoff)
+	case o.Engine != InnoDB && o.Engine != RocksDB:
+		return o, fmt.Errorf("mysqlstore: Options.Engine %q: want InnoDB or ROCKSDB", o.Engine)
+	}
+	switch strings.ToUpper(o.Isolation) {
+	case "", "READ COMMITTED", "REPEATABLE READ", "READ UNCOMMITTED", "SERIALIZABLE":
+		o.Isolation = strings.ToUpper(o.Isolation)
+	default:
+		return o, fmt.Errorf("mysqlstore: Options.Isolation %q: want READ COMMITTED, REPEATABLE READ, READ UNCOMMITTED or SERIALIZABLE", o.Isolation)
+	}
+	return o, nil
+}
+
+// checkIdent reports whether s can name a database or table: 1..64
+// characters, none of them a back-quote, dot, slash, backslash or NUL.
+func checkIdent(s string) error {
+	if s == "" || len(s) > 64 {
+		return fmt.Errorf("name %q: want 1..64 characters", s)
+	}
+	if strings.ContainsAny(s, "`./\\\x00") {
+		return fmt.Errorf("name %q: contains one of ` . / \\ NUL", s)
+	}
+	return nil
+}
+
+// quoteIdent back-quotes a name checked by checkIdent.
+func quoteIdent(s string) string { return "`" + s + "`" }
+
+// Store is a LinkBench store on one database of a MySQL-protocol server.
+// It implements store.Store, store.BulkLinkLoader, store.BulkNodeLoader,
+// store.Databases and store.Checker and is safe for concurrent use. The
+// Store returned by Open serves Options.Database; Database returns Stores
+// serving other databases over the same connection pool.
+type Store struct {
+	c    *shared
+	name string // the database
+	q    *queries
+}
+
+// shared is what every database view of one Open shares.
+type shared struct {
+	opts   Options
+	db     *sql.DB
+	log    *slog.Logger
+	red    redactor
+	closed atomic.Bool
+	ctr    counters
+
+	mu    sync.Mutex
+	views map[string]*Store
+}
+
+// Open connects to the server described by o, checks the connection
+// (ping) and, with DisableBinlogLoad, the privilege to switch the binary
+// log off. It creates and drops nothing. The connection pool holds up to
+// o.MaxConns connections; Warm opens them ahead of a measured run.
+//
+// Errors: invalid options or DSN (clientFoundRows=true, a non-binary
+// charset or collation), a failed connection (the driver's error,
+// wrapped; the password is redacted from every message), or a missing
+// privilege for DisableBinlogLoad.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cfg, red, err := driverConfig(&o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Database == "" {
+		o.Database = o.DBPrefix + "0"
+	}
+	if err := checkIdent(o.Database); err != nil {
+		return nil, fmt.Errorf("mysqlstore: Options.Database: %w", err)
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+	}
+	var conn driver.Connector = connector
+	if o.Isolation != "" {
+		conn = &initConnector{base: connector, init: []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}}
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(o.MaxConns)
+	db.SetMaxIdleConns(o.MaxConns)
+	c := &shared{opts: o, db: db, log: o.Logger, red: red, views: make(map[string]*Store)}
+	c.ctr.errs = make(map[string]int64)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+	}
+	if o.DisableBinlogLoad {
+		if err := c.checkBinlogPrivilege(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	s := c.view(o.Database)
+	return s, nil
+}
+
+// driverConfig builds the driver's configuration from o and returns it
+// with the redactor of its password.
+func driverConfig(o *Options) (*mysql.Config, redactor, error) {
+	var cfg *mysql.Config
+	red := redactor{}
+	if o.DSN != "" {
+		red.dsn = RedactDSN(o.DSN)
+		var err error
+		cfg, err = mysql.ParseDSN(o.DSN)
+		if err != nil {
+			r := redactor{pw: dsnPassword(o.DSN), dsn: red.dsn}
+			return nil, r, r.err(fmt.Errorf("mysqlstore: DSN %s: %w", red.dsn, err))
+		}
+		red.pw = cfg.Passwd
+		if cfg.ClientFoundRows {
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets clientFoundRows=true: the store tells inserts, updates and unchanged rows apart by affected rows; remove it", red.dsn)
+		}
+		if cs := dsnParam(cfg, "charset"); cs != "" && cs != "binary" {
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets charset=%s: payloads are bytes and the store always uses the binary character set; remove it", red.dsn, cs)
+		}
+		if cfg.Collation != "" && cfg.Collation != "binary" {
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets collation=%s: payloads are bytes and the store always uses the binary collation; remove it", red.dsn, cfg.Collation)
+		}
+		if o.Database == "" && cfg.DBName != "" {
+			o.Database = cfg.DBName
+		}
+		cfg.DBName = ""
+	} else {
+		cfg = mysql.NewConfig()
+		cfg.User = o.User
+		cfg.Passwd = o.Password
+		cfg.Net = "tcp"
+		cfg.Addr = net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+		red.pw = o.Password
+		red.dsn = RedactDSN(cfg.FormatDSN())
+	}
+	cfg.Collation = "binary"
+	if cfg.Timeout == 0 {
+		cfg.Timeout = o.ConnectTimeout
+	}
+	cfg.Logger = driverLogger{log: o.Logger, red: red}
+	return cfg, red, nil
+}
+
+// dsnParam returns the value of a DSN parameter the driver keeps
+// unexported (such as charset), read back from its normalised DSN.
+func dsnParam(cfg *mysql.Config, key string) string {
+	f := cfg.FormatDSN()
+	i := strings.LastIndexByte(f, '?')
+	if i < 0 {
+		return ""
+	}
+	v, err := url.ParseQuery(f[i+1:])
+	if err != nil {
+		return ""
+	}
+	return v.Get(key)
+}
+
+// initConnector runs statements on every new connection.
+type initConnector struct {
+	base driver.Connector
+	init []string
+}
+
+// Connect implements driver.Connector.
+func (c *initConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("mysqlstore: driver connection cannot execute statements")
+	}
+	for _, q := range c.init {
+		if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("mysqlstore: %s: %w", q, err)
+		}
+	}
+	return conn, nil
+}
+
+// Driver implements driver.Connector.
+func (c *initConnector) Driver() driver.Driver { return c.base.Driver() }
+
+// checkBinlogPrivilege tries SET SESSION sql_log_bin=0 on one connection.
+func (c *shared) checkBinlogPrivilege(ctx context.Context) error {
+	conn, err := c.db.Conn(ctx)
+	if err != nil {
+		return c.red.err(fmt.Errorf("mysqlstore: open %s: %w", c.red.dsn, err))
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET SESSION sql_log_bin=0"); err != nil {
+		return c.red.err(binlogError(err))
+	}
+	if _, err := conn.ExecContext(ctx, "SET SESSION sql_log_bin=1"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return c.red.err(fmt.Errorf("mysqlstore: SET SESSION sql_log_bin=1: %w", err))
+	}
+	return nil
+}
+
+// binlogError explains a refused SET SESSION sql_log_bin.
+func binlogError(err error) error {
+	return fmt.Errorf("mysqlstore: DisableBinlogLoad: SET SESSION sql_log_bin=0 refused; the user needs the SUPER or BINLOG ADMIN privilege (MariaDB) or SUPER or SYSTEM_VARIABLES_ADMIN (MySQL 8): %w", err)
+}
+
+// view returns the Store serving database name, creating it on first use.
+func (c *shared) view(name string) *Store {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.views[name]; ok {
+		return s
+	}
+	s := &Store{c: c, name: name, q: newQueries(&c.opts, name)}
+	c.views[name] = s
+	return s
+}
+
+// Name returns the database this Store serves.
+func (s *Store) Name() string { return s.name }
+
+// Database returns a Store serving the database name (for LinkBench's
+// dbprefix/dbcount: DBPrefix + index), sharing this Store's connection
+// pool, counters and lifetime; repeated calls with one name return the
+// same Store. It neither checks nor creates the database. Errors: an
+// invalid name, ctx's error, or store.ErrClosed (wrapped) after Close.
+func (s *Store) Database(ctx context.Context, name string) (store.Store, error) {
+	if err := s.check(ctx, "Database"); err != nil {
+		return nil, err
+	}
+	if err := checkIdent(name); err != nil {
+		return nil, fmt.Errorf("mysqlstore: Database: %w", err)
+	}
+	return s.c.view(name), nil
+}
+
+// Close closes the connection pool and the prepared statements of every
+// database view of this Open (Close on any view closes them all). Later
+// calls return errors wrapping store.ErrClosed. Close may be called more
+// than once; it returns the pool's close error, if any, the first time.
+func (s *Store) Close() error {
+	c := s.c
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.mu.Lock()
+	views := make([]*Store, 0, len(c.views))
+	for _, v := range c.views {
+		views = append(views, v)
+	}
+	c.mu.Unlock()
+	for _, v := range views {
+		v.q.closeAll()
+	}
+	return c.db.Close()
+}
+
+// Warm opens up to n connections of the pool (at most Options.MaxConns),
+// Options.WarmParallelism at a time, and returns them to the pool idle, so
+// that a measured run does not pay for connecting. Errors: the first
+// connection error (wrapped, password redacted), ctx's error, or
+// store.ErrClosed.
+func (s *Store) Warm(ctx context.Context, n int) error {
+	if err := s.check(ctx, "Warm"); err != nil {
+		return err
+	}
+	n = min(n, s.c.opts.MaxConns)
+	if n <= 0 {
+		return nil
+	}
+	conns := make([]*sql.Conn, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.c.opts.WarmParallelism)
+	for i := range conns {
+		g.Go(func() error {
+			c, err := s.c.db.Conn(gctx)
+			if err != nil {
+				return err
+			}
+			conns[i] = c
+			return c.PingContext(gctx)
+		})
+	}
+	err := g.Wait()
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if err != nil {
+		return s.c.red.err(fmt.Errorf("mysqlstore: Warm %s: %w", s.c.red.dsn, err))
+	}
+	return nil
+}
+
+// DB returns the underlying connection pool, for tools that need to run
+// their own statements (for example server variables in a report). The
+// Store keeps ownership: do not close it.
+func (s *Store) DB() *sql.DB { return s.c.db }
+
+// check returns the error a call named op must return before doing
+// anything: ctx's error or store.ErrClosed, wrapped.
+func (s *Store) check(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mysqlstore: %s: %w", op, err)
+	}
+	if s.c.closed.Load() {
+		return fmt.Errorf("mysqlstore: %s: %w", op, store.ErrClosed)
+	}
+	return nil
+}
+
+// Interface checks.
+var (
+	_ store.Store          = (*Store)(nil)
+	_ store.BulkLinkLoader = (*Store)(nil)
+	_ store.BulkNodeLoader = (*Store)(nil)
+	_ store.Databases      = (*Store)(nil)
+	_ store.Checker        = (*Store)(nil)
+)

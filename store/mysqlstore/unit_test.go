@@ -1,0 +1,207 @@
+package mysqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Tests that need no server.
+
+func TestRedactDSN(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"u:secret@tcp(127.0.0.1:3307)/", "u:*****@tcp(127.0.0.1:3307)/"},
+		{"u:secret@tcp(h:1)/db?parseTime=true", "u:*****@tcp(h:1)/db?parseTime=true"},
+		{"u:se:cr@et@unix(/run/m.sock)/db", "u:*****@unix(/run/m.sock)/db"},
+		{"u:p/w@tcp(h)/", "u:*****@tcp(h)/"},
+		{"u@tcp(h)/", "u@tcp(h)/"},
+		{"/db", "/db"},
+		{"", ""},
+		{"u:secret@tcp(h)", "u:*****@tcp(h)"}, // malformed: still hidden
+	}
+	for _, c := range cases {
+		if got := RedactDSN(c.in); got != c.want {
+			t.Errorf("RedactDSN(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// The driver must parse the password RedactDSN hides.
+	for _, dsn := range []string{"u:se:cr@et@unix(/run/m.sock)/db", "u:p/w@tcp(h)/"} {
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			t.Fatalf("ParseDSN(%q): %v", dsn, err)
+		}
+		if got := dsnPassword(dsn); got != cfg.Passwd {
+			t.Errorf("dsnPassword(%q) = %q, driver parses %q", dsn, got, cfg.Passwd)
+		}
+	}
+}
+
+func TestRedactorError(t *testing.T) {
+	base := &mysql.MySQLError{Number: 1045, Message: "denied for pw hunter2!"}
+	r := redactor{pw: "hunter2"}
+	err := r.err(fmt.Errorf("wrap: %w", base))
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("password in %q", err)
+	}
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1045 {
+		t.Fatalf("errors.As lost the MySQL error: %v", err)
+	}
+	plain := errors.New("no secret here")
+	if r.err(plain) != plain {
+		t.Fatal("an error without the password was rewrapped")
+	}
+}
+
+func TestOpenRefusesOptions(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		o    Options
+		want string
+	}{
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/?clientFoundRows=true"}, "clientFoundRows"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/?charset=utf8mb4"}, "charset"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/?collation=utf8mb4_bin"}, "collation"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/", LinkTable: "a`b"}, "LinkTable"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/", Database: "a.b"}, "Database"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/", BulkInsertCount: -1}, "BulkInsertCount"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/", Engine: "MyISAM"}, "Engine"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/", Isolation: "SNAPSHOT"}, "Isolation"},
+		{Options{DSN: "u:pw1234@tcp(127.0.0.1:1)/?parseTime=maybe"}, "DSN"},
+	}
+	for _, c := range cases {
+		s, err := Open(ctx, c.o)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%+v) succeeded, want an error about %s", c.o, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%+v) = %v, want an error about %s", c.o, err, c.want)
+		}
+		if strings.Contains(err.Error(), "pw1234") {
+			t.Errorf("Open error leaks the password: %v", err)
+		}
+	}
+}
+
+func TestOpenRefusedConnectionRedacted(t *testing.T) {
+	// Port 1 on the loopback refuses connections.
+	for _, o := range []Options{
+		{DSN: "lbuser:Sekr1t-Pass@tcp(127.0.0.1:1)/"},
+		{Host: "127.0.0.1", Port: 1, User: "lbuser", Password: "Sekr1t-Pass"},
+	} {
+		var logs syncBuffer
+		o.Logger = debugLogger(&logs)
+		_, err := Open(context.Background(), o)
+		if err == nil {
+			t.Fatal("Open on a closed port succeeded")
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("error does not wrap ECONNREFUSED: %v", err)
+		}
+		if strings.Contains(err.Error(), "Sekr1t-Pass") || strings.Contains(logs.String(), "Sekr1t-Pass") {
+			t.Errorf("password leaked: err %q, logs %q", err, logs.String())
+		}
+		if !strings.Contains(err.Error(), "lbuser:*****@tcp(127.0.0.1:1)") {
+			t.Errorf("error does not name the redacted DSN: %v", err)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		err   error
+		class errClass
+		key   string
+	}{
+		{&mysql.MySQLError{Number: 1213}, classRetry, "1213"},
+		{fmt.Errorf("x: %w", &mysql.MySQLError{Number: 1205}), classRetry, "1205"},
+		{&mysql.MySQLError{Number: 1062}, classFatal, "1062"},
+		{&mysql.MySQLError{Number: 1146}, classFatal, "1146"},
+		{&mysql.MySQLError{Number: 1053}, classConn, "1053"},
+		{mysql.ErrInvalidConn, classConn, "conn"},
+		{io.EOF, classConn, "conn"},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), classConn, "conn"},
+		{errors.New("count upsert affected 3 rows"), classFatal, ""},
+	}
+	for _, c := range cases {
+		cl, key := classify(c.err)
+		if cl != c.class || key != c.key {
+			t.Errorf("classify(%v) = %d, %q; want %d, %q", c.err, cl, key, c.class, c.key)
+		}
+	}
+	if !unsent(fmt.Errorf("x: %w", syscall.ECONNREFUSED)) || unsent(mysql.ErrInvalidConn) {
+		t.Error("unsent misclassifies")
+	}
+}
+
+func TestChunks(t *testing.T) {
+	s := &Store{c: &shared{opts: Options{BulkInsertCount: 4, MaxStatementBytes: 1000}}}
+	sizes := []int{10, 10, 10, 10, 10, 900, 10, 2000, 10}
+	k := bulkKind{size: func(i int) int { return sizes[i] }}
+	got := s.chunks(&k, len(sizes))
+	// 4 rows; then 10 + 900 (+64 each) = 1038 > 1000 splits; 900+64 alone;
+	// 10; 2000 alone (over the cap but never empty); 10.
+	want := []chunk{{0, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("chunks = %v, want %v", got, want)
+	}
+	k.size = func(int) int { return 0 }
+	got = s.chunks(&k, 8)
+	if fmt.Sprint(got) != fmt.Sprint([]chunk{{0, 4}, {4, 8}}) {
+		t.Fatalf("exact multiple: chunks = %v", got)
+	}
+}
+
+func TestCreateTablesDDL(t *testing.T) {
+	o, err := Options{}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newQueries(&o, "linkdb0")
+	inno := strings.Join(createTables(q, InnoDB, 16, true, false), "\n")
+	for _, want := range []string{
+		"PRIMARY KEY (link_type, id1, id2),",
+		"KEY id1_type (id1, link_type, visibility, time, id2, version, data)",
+		"ENGINE=InnoDB DEFAULT CHARSET=latin1 PARTITION BY KEY(id1) PARTITIONS 16",
+		"id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT",
+	} {
+		if !strings.Contains(inno, want) {
+			t.Errorf("InnoDB DDL lacks %q:\n%s", want, inno)
+		}
+	}
+	rocks := strings.Join(createTables(q, RocksDB, 0, true, false), "\n")
+	for _, want := range []string{
+		"PRIMARY KEY (link_type, id1, id2) COMMENT 'cf_link_pk'",
+		"COMMENT 'rev:cf_link_id1_type'",
+		"ENGINE=ROCKSDB DEFAULT CHARSET=latin1 COLLATE=latin1_bin",
+	} {
+		if !strings.Contains(rocks, want) {
+			t.Errorf("ROCKSDB DDL lacks %q:\n%s", want, rocks)
+		}
+	}
+	if strings.Contains(rocks, "PARTITION") {
+		t.Errorf("ROCKSDB default DDL is partitioned:\n%s", rocks)
+	}
+	if got := cfComment(RocksDB, 2, "cf_x"); got != " COMMENT 'p0_cfname=cf_x;p1_cfname=cf_x'" {
+		t.Errorf("partitioned comment %q", got)
+	}
+}
+
+func TestOpString(t *testing.T) {
+	seen := map[string]bool{}
+	for o := range numOps {
+		s := o.String()
+		if strings.HasPrefix(s, "op(") || seen[s] {
+			t.Errorf("op %d has name %q", o, s)
+		}
+		seen[s] = true
+	}
+}
