@@ -92,7 +92,8 @@ type options struct {
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{defs: overrides{}}
 	fs := flag.NewFlagSet("linkbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// Errors are reported in one line by run; -h prints the usage.
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.config, "c", "", "LinkBench `file` (.properties); its workload_file is read too")
 	fs.BoolVar(&o.load, "l", false, "run the load phase")
 	fs.BoolVar(&o.req, "r", false, "run the request phase")
@@ -100,7 +101,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
 	fs.StringVar(&o.store, "store", "", "store: memory or discard (default: the linkstore key, else memory)")
-	fs.Usage = func() {
+	usage := func() {
+		fs.SetOutput(stderr)
 		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-store memory|discard]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
@@ -115,7 +117,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		norm = append(norm, a)
 	}
 	if err := fs.Parse(norm); err != nil {
-		return nil, usageError{err}
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			return nil, err
+		}
+		return nil, usageError{fmt.Errorf("%w (run with -h for usage)", err)}
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
