@@ -105,14 +105,14 @@ _lbm_launch() {
 		--bind-address=127.0.0.1
 		--skip-name-resolve
 		--skip-log-bin
-		--innodb-buffer-pool-size=64M
-		--innodb-log-file-size=64M
+		"--innodb-buffer-pool-size=${LINKBENCH_MARIADB_CACHE:-1G}"
+		--innodb-log-file-size=256M
 		--innodb-flush-log-at-trx-commit=2
 		--max-connections=400
 		--max-allowed-packet=64M
 	)
 	if [ -n "$have_rocksdb" ]; then
-		args+=(--plugin-load-add=ha_rocksdb --loose-rocksdb-block-cache-size=32M)
+		args+=(--plugin-load-add=ha_rocksdb "--loose-rocksdb-block-cache-size=${LINKBENCH_MARIADB_CACHE:-1G}")
 	fi
 	rm -f "$base/mysqld.sock" "$base/mysqld.pid"
 	mariadbd "${args[@]}" </dev/null >>"$base/mariadbd.out" 2>&1 &

@@ -7,15 +7,24 @@
 // for 30 s; about a minute on 2 cores). The flags are those of the Java
 // benchmark:
 //
-//	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-store name]
+//	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
+//	          [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
-// of them is required, as in LinkBench); -D overrides a key (repeatable,
-// also written glued: -Dmaxid1=20001); -csvstats writes each phase's
-// latency table as CSV; -csvstream writes per-requester interval
-// statistics every displayfreq seconds; -store selects the store (memory or
-// discard; default: the linkstore key if it names one, else memory).
+// of them, or -verify, is required, as in LinkBench); -D overrides a key
+// (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
+// phase's latency table as CSV; -csvstream writes per-requester interval
+// statistics every displayfreq seconds; -store selects the store (memory,
+// discard or mysql; default: the linkstore key if it names one, else
+// memory).
+//
+// The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
+// host, port, user and password keys, to the databases dbprefix0.. (dbcount
+// of them); -create-schema creates them and their tables for the engine key
+// (innodb, the default, or rocksdb), -defer-index creates the id1_type
+// index after the load. -verify checks, after the phases, that every count
+// equals the visible links. Passwords are never printed.
 //
 // Exit status: 0 on success, 2 for a usage or configuration error (nothing
 // is written then), 1 when a phase fails.
@@ -36,8 +45,6 @@ import (
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
-	"github.com/linkbench-go/linkbench/store/discard"
-	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
 func main() {
@@ -81,12 +88,16 @@ var mainJob = map[string]string{
 }
 
 type options struct {
-	config    string
-	load, req bool
-	defs      overrides
-	csvStats  string
-	csvStream string
-	store     string
+	config       string
+	load, req    bool
+	defs         overrides
+	csvStats     string
+	csvStream    string
+	store        string
+	dsn          string
+	createSchema bool
+	deferIndex   bool
+	verify       bool
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -100,10 +111,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
-	fs.StringVar(&o.store, "store", "", "store: memory or discard (default: the linkstore key, else memory)")
+	fs.StringVar(&o.store, "store", "", "store: memory, discard or mysql (default: the linkstore key, else memory)")
+	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/ (default: the host, port, user, password keys)")
+	fs.BoolVar(&o.createSchema, "create-schema", false, "MySQL store: create the databases dbprefix0.. and their tables (engine key: innodb or rocksdb) if missing")
+	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases, check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-store memory|discard]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -126,7 +141,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	if !o.load && !o.req {
+	if !o.load && !o.req && !o.verify {
 		if o.config != "" {
 			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request)")}
 		}
@@ -164,34 +179,10 @@ func buildConfig(o *options) (linkbench.Config, error) {
 	return cfg, nil
 }
 
-// storeNames maps -store values and LinkBench linkstore classes to stores.
-func storeName(o *options, cfg *linkbench.Config) (string, error) {
-	name := o.store
-	key := "-store"
-	if name == "" && cfg.Store.LinkStore != "" {
-		name, key = cfg.Store.LinkStore, "linkstore"
-	}
-	switch strings.ToLower(strings.TrimPrefix(name, "com.facebook.LinkBench.")) {
-	case "", "memory", "memorylinkstore":
-		return "memory", nil
-	case "discard", "dummylinkstore":
-		return "discard", nil
-	}
-	return "", usageError{fmt.Errorf("%s %q: unknown store (available: memory, discard)", key, name)}
-}
-
-func openStore(name string) (store.Store, func() error) {
-	if name == "discard" {
-		s := discard.New()
-		return s, s.Close
-	}
-	s := memstore.New()
-	return s, s.Close
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var password, dsn string
 	fail := func(err error) int {
-		fmt.Fprintln(stderr, "linkbench:", err)
+		fmt.Fprintln(stderr, "linkbench:", redact(err.Error(), dsn, password))
 		var ue usageError
 		var ce *linkbench.ConfigError
 		if errors.As(err, &ue) || errors.As(err, &ce) {
@@ -206,7 +197,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(err)
 	}
+	dsn = o.dsn
 	cfg, err := buildConfig(o)
+	password = cfg.Store.Password
 	if err != nil {
 		return fail(err)
 	}
@@ -214,14 +207,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(usageError{err})
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: stderr, dsn: dsn, password: password},
+		&slog.HandlerOptions{Level: level}))
 	name, err := storeName(o, &cfg)
 	if err != nil {
 		return fail(err)
 	}
+	if name != "mysql" && (o.dsn != "" || o.createSchema || o.deferIndex) {
+		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql (the store is %s)", name)})
+	}
 	// Check everything before writing anything.
 	if err := linkbench.Check(cfg, o.req); err != nil {
 		return fail(usageError{err})
+	}
+	if name == "mysql" {
+		if _, err := mysqlOptions(o, &cfg); err != nil {
+			return fail(err)
+		}
 	}
 	var csvStats, csvStream *os.File
 	if o.csvStats != "" {
@@ -240,20 +242,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	st, closeStore := openStore(name)
-	defer closeStore()
-	fmt.Fprintf(stdout, "store: %s\n", name)
+	st, err := openStore(ctx, name, o, &cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer st.close()
+	fmt.Fprintf(stdout, "store: %s\n", st.desc)
+	if o.createSchema {
+		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
+			return fail(err)
+		}
+	}
 
 	phases := []struct {
-		on  bool
-		run func(context.Context, linkbench.Config, store.Store) (*stats.Report, error)
-	}{{o.load, linkbench.Load}, {o.req, linkbench.Request}}
+		on    bool
+		warm  int
+		run   func(context.Context, linkbench.Config, store.Store) (*stats.Report, error)
+		after func() error
+	}{
+		{o.load, cfg.Loaders + 1, linkbench.Load, func() error {
+			if o.deferIndex {
+				return st.createSecondaryIndex(ctx, &cfg)
+			}
+			return nil
+		}},
+		{o.req, cfg.Requesters, linkbench.Request, nil},
+	}
 	for _, p := range phases {
 		if !p.on {
 			continue
 		}
-		rep, err := p.run(ctx, cfg, st)
+		// Connections are opened before the measured window.
+		if err := st.warm(ctx, p.warm); err != nil {
+			return fail(fmt.Errorf("opening connections: %w", err))
+		}
+		before := st.counters()
+		rep, err := p.run(ctx, cfg, st.Store)
 		if rep != nil {
+			rep.Header = append([]stats.KV{{Key: "store", Value: st.desc}}, rep.Header...)
+			rep.Counters = append(rep.Counters, counterDelta(before, st.counters())...)
 			if werr := rep.WriteText(stdout); werr != nil {
 				return fail(werr)
 			}
@@ -267,6 +294,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
+		if p.after != nil {
+			if err := p.after(); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if o.verify {
+		res, err := linkbench.Verify(ctx, cfg, st.Store)
+		if werr := linkbench.WriteVerify(stdout, res); werr != nil {
+			return fail(werr)
+		}
+		if err != nil {
+			return fail(err)
+		}
 	}
 	return 0
+}
+
+// redactingWriter removes the DSN's password and the password key from
+// everything written through it (the log).
+type redactingWriter struct {
+	w             io.Writer
+	dsn, password string
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	if r.dsn == "" && r.password == "" {
+		return r.w.Write(p)
+	}
+	if _, err := io.WriteString(r.w, redact(string(p), r.dsn, r.password)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

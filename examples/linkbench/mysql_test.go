@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/linkbench-go/linkbench/store/mysqlstore"
+)
+
+// testDSN returns the DSN of the test server, or skips.
+func testDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("LINKBENCH_TEST_MYSQL_DSN")
+	if dsn == "" {
+		t.Skip("MySQL tests need a server: set LINKBENCH_TEST_MYSQL_DSN to a go-sql-driver DSN of a user " +
+			"allowed to create databases (.ci/mariadb.sh start prints one)")
+	}
+	return dsn
+}
+
+// dropAfter drops the databases prefix0..prefix(n-1) when the test ends.
+func dropAfter(t *testing.T, dsn, prefix string, n int) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		s, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: dsn, DBPrefix: prefix})
+		if err != nil {
+			t.Logf("cleanup: %v", err)
+			return
+		}
+		defer s.Close()
+		for i := range n {
+			if err := s.DropSchema(ctx, fmt.Sprintf("%s%d", prefix, i)); err != nil {
+				t.Logf("cleanup: %v", err)
+			}
+		}
+	})
+}
+
+func uniquePrefix(name string) string {
+	return fmt.Sprintf("lbcli_%s_%d_", name, time.Now().UnixNano()%1_000_000_000)
+}
+
+// noPassword fails the test if the DSN's password appears in s.
+func noPassword(t *testing.T, dsn, s string) {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Passwd != "" && strings.Contains(s, cfg.Passwd) {
+		t.Errorf("the password appears in the output")
+	}
+}
+
+// TestMySQLEndToEnd is the issue's end-to-end case on each engine: load
+// maxid1 = 20001, then 16 requesters for 20 s, through the command-line
+// tool, then -verify passes; the password is never printed.
+func TestMySQLEndToEnd(t *testing.T) {
+	dsn := testDSN(t)
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			prefix := uniquePrefix(engine)
+			dropAfter(t, dsn, prefix, 1)
+			code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "engine="+engine,
+				"-D", "dbprefix="+prefix, "-D", "maxid1=20001", "-l", "-r", "-D", "requesters=16", "-D", "maxtime=20", "-verify")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			checkReport(t, out, "built-in model")
+			if !regexp.MustCompile(`(?m)^VERIFY ` + prefix + `0: nodes=\d+ .* counts OK$`).MatchString(out) {
+				t.Errorf("no VERIFY OK line:\n%s", out)
+			}
+			if !strings.Contains(out, "engine="+map[string]string{"innodb": "InnoDB", "rocksdb": "ROCKSDB"}[engine]) {
+				t.Errorf("report does not name the engine")
+			}
+			noPassword(t, dsn, out+stderr)
+		})
+	}
+}
+
+// TestMySQLPasswordNeverPrinted: a wrong password, and a password given
+// with LinkBench's keys, never appear in the output.
+func TestMySQLPasswordNeverPrinted(t *testing.T) {
+	dsn := testDSN(t)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "s3cret-Pa55word"
+	bad := *cfg
+	bad.Passwd = secret
+	code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", bad.FormatDSN(), "-D", "maxid1=101", "-l")
+	if code == 0 {
+		t.Fatalf("wrong password accepted")
+	}
+	if strings.Contains(out+stderr, secret) {
+		t.Errorf("password printed: %s %s", out, stderr)
+	}
+	if !strings.Contains(stderr, "Access denied") {
+		t.Errorf("stderr %q does not say why", stderr)
+	}
+	// LinkBench's keys.
+	host, port, _ := strings.Cut(cfg.Addr, ":")
+	code, out, stderr = runCLI(t, "-store", "mysql", "-D", "host="+host, "-D", "port="+port, "-D", "user="+cfg.User,
+		"-D", "password="+secret, "-D", "maxid1=101", "-l")
+	if code == 0 {
+		t.Fatalf("wrong password accepted")
+	}
+	if strings.Contains(out+stderr, secret) {
+		t.Errorf("password printed: %s %s", out, stderr)
+	}
+}
+
+// TestMySQLServerRestart: the server restarts in the middle of a request
+// phase; the run goes on (or stops with a clear error once
+// max_failed_requests is exceeded) and -verify passes afterwards.
+func TestMySQLServerRestart(t *testing.T) {
+	dsn := testDSN(t)
+	restart := os.Getenv("LINKBENCH_TEST_MYSQL_RESTART_CMD")
+	if restart == "" {
+		t.Skip("set LINKBENCH_TEST_MYSQL_RESTART_CMD to a command that restarts the test server (.ci/mariadb.sh start prints one)")
+	}
+	prefix := uniquePrefix("restart")
+	dropAfter(t, dsn, prefix, 1)
+	base := []string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0"}
+	if code, out, stderr := runCLI(t, append(base, "-create-schema", "-l")...); code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	done := make(chan [3]string, 1)
+	go func() {
+		code, out, stderr := runCLI(t, append(base, "-r", "-D", "requesters=8", "-D", "maxtime=12",
+			"-D", "max_failed_requests=1000000")...)
+		done <- [3]string{fmt.Sprint(code), out, stderr}
+	}()
+	time.Sleep(4 * time.Second)
+	if out, err := exec.Command("bash", "-c", restart).CombinedOutput(); err != nil {
+		t.Fatalf("restart: %v\n%s", err, out)
+	}
+	res := <-done
+	if res[0] != "0" {
+		t.Fatalf("request phase across a restart: exit %s\n%s\n%s", res[0], res[1], res[2])
+	}
+	if !strings.Contains(res[1], "REQUEST PHASE COMPLETED") {
+		t.Errorf("no completion line:\n%s", res[1])
+	}
+	// The restart must have been seen: lost connections retried or failed.
+	if !regexp.MustCompile(`(?m)^(errors\.conn|retries\.\w+) = [1-9]`).MatchString(res[1]) {
+		t.Errorf("the report shows no retried or failed connection: the restart went unnoticed\n%s", res[1])
+	}
+	for _, l := range strings.Split(res[1], "\n") {
+		if strings.HasPrefix(l, "errors.") || strings.HasPrefix(l, "retries.") || strings.HasPrefix(l, "failures.") ||
+			strings.HasPrefix(l, "transient.") || strings.HasPrefix(l, "SUMMARY") {
+			t.Log(l)
+		}
+	}
+	code, out, stderr := runCLI(t, append(base, "-verify")...)
+	if code != 0 || !strings.Contains(out, "counts OK") {
+		t.Fatalf("verify after restart: exit %d\n%s\n%s", code, out, stderr)
+	}
+	noPassword(t, dsn, res[1]+res[2]+out+stderr)
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/discard"
+	"github.com/linkbench-go/linkbench/store/memstore"
+	"github.com/linkbench-go/linkbench/store/mysqlstore"
+)
+
+// storeNames lists the stores the tool can drive (the store registry lives
+// here only: the library takes any store.Store).
+const storeNames = "memory, discard, mysql"
+
+// storeName returns the store selected by -store or, without it, by the
+// linkstore key (LinkBench class names accepted); memory by default.
+func storeName(o *options, cfg *linkbench.Config) (string, error) {
+	name := o.store
+	key := "-store"
+	if name == "" && cfg.Store.LinkStore != "" {
+		name, key = cfg.Store.LinkStore, "linkstore"
+	}
+	switch strings.ToLower(strings.TrimPrefix(name, "com.facebook.LinkBench.")) {
+	case "", "memory", "memorylinkstore":
+		return "memory", nil
+	case "discard", "dummylinkstore":
+		return "discard", nil
+	case "mysql", "mariadb", "linkstoremysql":
+		return "mysql", nil
+	}
+	return "", usageError{fmt.Errorf("%s %q: unknown store (available: %s)", key, name, storeNames)}
+}
+
+// openedStore is a store with what the tool needs around it.
+type openedStore struct {
+	store.Store
+	name  string // memory, discard or mysql
+	desc  string // for the report: never contains a password
+	close func() error
+	mysql *mysqlstore.Store // nil for the embedded stores
+}
+
+// mysqlOptions builds the MySQL store's options from -dsn or LinkBench's
+// host, port, user, password keys, and the table, prefix and engine keys.
+// Errors are usage errors (exit status 2): a malformed DSN, an unknown
+// engine.
+func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error) {
+	opts := mysqlstore.Options{
+		DSN:             o.dsn,
+		Host:            cfg.Store.Host,
+		Port:            cfg.Store.Port,
+		User:            cfg.Store.User,
+		Password:        cfg.Store.Password,
+		DBPrefix:        cfg.DBPrefix,
+		Database:        cfg.DBPrefix + "0",
+		LinkTable:       cfg.Store.LinkTable,
+		CountTable:      cfg.Store.CountTable,
+		NodeTable:       cfg.Store.NodeTable,
+		BulkInsertCount: cfg.BulkInsertCount,
+		// A connection per loader, the node loader and every requester.
+		MaxConns:          max(cfg.Loaders+1, cfg.Requesters, 1) + 2,
+		DisableBinlogLoad: cfg.Store.DisableBinlogLoad,
+		Logger:            cfg.Logger,
+	}
+	if o.dsn != "" {
+		if _, err := mysql.ParseDSN(o.dsn); err != nil {
+			return opts, usageError{fmt.Errorf("-dsn %q: %v", mysqlstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, cfg.Store.Password))}
+		}
+	}
+	engine := cfg.Store.Engine
+	if engine == "" {
+		engine = "innodb"
+	}
+	e, err := mysqlstore.ParseEngine(engine)
+	if err != nil {
+		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb or rocksdb"}}
+	}
+	opts.Engine = e
+	if e == mysqlstore.RocksDB {
+		// MyRocks LinkBench runs use READ COMMITTED (reference §3.1): in
+		// REPEATABLE READ, MyRocks reports snapshot conflicts as deadlocks.
+		opts.Isolation = "READ COMMITTED"
+	}
+	return opts, nil
+}
+
+// redact removes the password and the DSN from a message.
+func redact(msg, dsn, password string) string {
+	if dsn != "" {
+		msg = strings.ReplaceAll(msg, dsn, mysqlstore.RedactDSN(dsn))
+	}
+	if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
+		msg = strings.ReplaceAll(msg, cfg.Passwd, "*****")
+	}
+	if password != "" {
+		msg = strings.ReplaceAll(msg, password, "*****")
+	}
+	return msg
+}
+
+func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Config) (*openedStore, error) {
+	switch name {
+	case "discard":
+		s := discard.New()
+		return &openedStore{Store: s, name: name, desc: "discard (stores nothing)", close: s.Close}, nil
+	case "mysql":
+		opts, err := mysqlOptions(o, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s, err := mysqlstore.Open(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
+		}
+		where := mysqlstore.RedactDSN(o.dsn)
+		if o.dsn == "" {
+			where = fmt.Sprintf("%s@%s:%d", opts.User, opts.Host, opts.Port)
+		}
+		return &openedStore{Store: s, name: name, mysql: s, close: s.Close,
+			desc: fmt.Sprintf("mysql %s engine=%s databases=%s0..%s%d", where, opts.Engine, cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
+	}
+	s := memstore.New()
+	return &openedStore{Store: s, name: "memory", desc: "memory (in-process reference store)", close: s.Close}, nil
+}
+
+// createSchema creates the databases and tables (IF NOT EXISTS) for every
+// database of the run.
+func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, deferIndex bool) error {
+	if s.mysql == nil {
+		return nil // the embedded stores need no schema
+	}
+	for i := range cfg.DBCount {
+		db := fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+		if err := s.mysql.CreateSchema(ctx, db, mysqlstore.SchemaOptions{IfNotExists: true, DeferSecondaryIndex: deferIndex}); err != nil {
+			return fmt.Errorf("create schema %s: %w", db, err)
+		}
+	}
+	return nil
+}
+
+// createSecondaryIndex adds id1_type after a load made with -defer-index.
+func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.Config) error {
+	if s.mysql == nil {
+		return nil
+	}
+	for i := range cfg.DBCount {
+		db := fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+		if err := s.mysql.CreateSecondaryIndex(ctx, db); err != nil {
+			return fmt.Errorf("create index id1_type in %s: %w", db, err)
+		}
+	}
+	return nil
+}
+
+// warm opens n connections before a measured phase.
+func (s *openedStore) warm(ctx context.Context, n int) error {
+	if s.mysql == nil {
+		return nil
+	}
+	return s.mysql.Warm(ctx, n)
+}
+
+// counters returns the store's event counters (retries, errors by number).
+func (s *openedStore) counters() map[string]int64 {
+	if s.mysql == nil {
+		return nil
+	}
+	m := map[string]int64{}
+	for _, c := range s.mysql.Counters() {
+		m[c.Name] = c.Value
+	}
+	return m
+}
+
+// counterDelta returns the counters that grew between two snapshots, in
+// name order (max_retries.* counters are maxima: their new value is kept).
+func counterDelta(before, after map[string]int64) []stats.Counter {
+	var out []stats.Counter
+	for name, v := range after {
+		d := v - before[name]
+		if strings.HasPrefix(name, "max_retries.") {
+			d = v
+		}
+		if d != 0 {
+			out = append(out, stats.Counter{Name: name, Value: d})
+		}
+	}
+	slices.SortFunc(out, func(a, b stats.Counter) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
