@@ -146,13 +146,21 @@ func (s *Store) bulk(ctx context.Context, k *bulkKind, n int) error {
 	}
 }
 
-// args returns the parameters of chunk c.
-func (k *bulkKind) args(c chunk) []any {
-	a := make([]any, 0, (c.hi-c.lo)*k.cols)
+// exec runs st with the parameters of chunk c, built in a pooled slice.
+func (s *Store) exec(ctx context.Context, st *sql.Stmt, k *bulkKind, c chunk) error {
+	p, _ := s.c.argsPool.Get().(*[]any)
+	if p == nil {
+		p = new([]any)
+	}
+	a := (*p)[:0]
 	for i := c.lo; i < c.hi; i++ {
 		a = k.row(a, i)
 	}
-	return a
+	_, err := st.ExecContext(ctx, a...)
+	clear(a) // drop the references to the caller's payloads
+	*p = a[:0]
+	s.c.argsPool.Put(p)
+	return err
 }
 
 // bulkOnce runs the chunks: a single chunk as one autocommit statement,
@@ -170,8 +178,7 @@ func (s *Store) bulkOnce(ctx context.Context, k *bulkKind, cs []chunk) error {
 			if err := s.inject(k.o, "insert"); err != nil {
 				return err
 			}
-			_, err = st.ExecContext(ctx, k.args(c)...)
-			return err
+			return s.exec(ctx, st, k, c)
 		}
 		conn, err := s.c.db.Conn(ctx)
 		if err != nil {
@@ -186,8 +193,7 @@ func (s *Store) bulkOnce(ctx context.Context, k *bulkKind, cs []chunk) error {
 		if err := s.inject(k.o, "insert"); err != nil {
 			return err
 		}
-		_, err = st.ExecContext(ctx, k.args(c)...)
-		return err
+		return s.exec(ctx, st, k, c)
 	}
 
 	var fullSt *sql.Stmt
@@ -241,7 +247,7 @@ func (s *Store) bulkOnce(ctx context.Context, k *bulkKind, cs []chunk) error {
 			return err
 		}
 		if c.hi-c.lo == full {
-			if _, err := tx.StmtContext(ctx, fullSt).ExecContext(ctx, k.args(c)...); err != nil {
+			if err := s.exec(ctx, tx.StmtContext(ctx, fullSt), k, c); err != nil {
 				return err
 			}
 			continue
@@ -250,7 +256,7 @@ func (s *Store) bulkOnce(ctx context.Context, k *bulkKind, cs []chunk) error {
 		if err != nil {
 			return err
 		}
-		_, err = st.ExecContext(ctx, k.args(c)...)
+		err = s.exec(ctx, st, k, c)
 		st.Close()
 		if err != nil {
 			return err

@@ -358,6 +358,10 @@ type shared struct {
 
 	mu    sync.Mutex
 	views map[string]*Store
+
+	// argsPool recycles the parameter slices of bulk INSERTs (*[]any):
+	// thousands of parameters per batch, which would otherwise be garbage.
+	argsPool sync.Pool
 }
 
 // Open connects to the server described by o, checks the connection
