@@ -39,6 +39,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -98,6 +99,7 @@ type options struct {
 	createSchema bool
 	deferIndex   bool
 	verify       bool
+	cpuProfile   string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -115,6 +117,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/ (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "MySQL store: create the databases dbprefix0.. and their tables (engine key: innodb or rocksdb) if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases, check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
@@ -240,6 +243,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if cfg.Stream, err = stats.NewStreamWriter(csvStream); err != nil {
 			return fail(err)
 		}
+	}
+
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fail(usageError{fmt.Errorf("-cpuprofile: %w", err)})
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(fmt.Errorf("-cpuprofile: %w", err))
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	st, err := openStore(ctx, name, o, &cfg)
