@@ -16,13 +16,12 @@ import (
 func Example() {
 	cfg := linkbench.DefaultConfig()
 	cfg.MaxID1 = 1001
-	cfg.DataFile = ""         // no Distribution.dat: the built-in out-degree model...
-	cfg.NLinksFunc = "const"  // ...or, here, a constant out-degree:
-	cfg.NLinksDefault = 4     // 4 links per id1 (2 per link type)
-	cfg.Loaders = 2           //
-	cfg.Requesters = 2        //
-	cfg.Requests = 1000       // requests per requester
-	cfg.MaxTime = time.Minute //
+	cfg.NLinksFunc = "const" // a constant out-degree instead of LinkBench's real one:
+	cfg.NLinksDefault = 4    // 4 links per id1 (2 per link type)
+	cfg.Loaders = 2
+	cfg.Requesters = 2
+	cfg.Requests = 1000 // per requester
+	cfg.MaxTime = time.Minute
 	cfg.LoadRandomSeed = linkbench.FixedSeed(1)
 	cfg.RequestRandomSeed = linkbench.FixedSeed(2)
 
