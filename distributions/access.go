@@ -44,6 +44,7 @@ func (k AccessKind) ShuffleSeed() int64 {
 	case LinkReads, LinkWrites:
 		return ShuffleSeedLinks
 	case LinkReadsUncorr, LinkWritesUncorr:
+		// LinkBench quirk §11.1-1 (uncorrelated writes read the read_uncorr_ keys): kept in both modes; the caller reads the keys, this kind only selects the shuffler.
 		return ShuffleSeedUncorr
 	}
 	return ShuffleSeedNodes
@@ -62,6 +63,7 @@ func (k AccessKind) realSection() Section {
 	case NodeUpdates:
 		// Points of node_nwrites, layers of link_nwrites (see
 		// RealData.Distribution).
+		// LinkBench quirk §11.1-7 (NODE_UPDATES samples the link-writes layers and cursors): kept in both modes.
 		return SectionNodeNWrites
 	}
 	return SectionNone
@@ -78,21 +80,26 @@ type Access struct {
 	uniform  *Uniform     // built-in modes: u = uniform id in [min, max)
 	dist     Distribution // class kinds and REAL
 	shuf     *InvertibleShuffler
+	java     bool    // built by NewAccessJava
+	logC     float64 // POWER: ln(config), as Java's Math.log(config)
+	invC     float64 // PERFECT_POWER: 1.0/config
 }
 
 // NewAccess builds the access distribution of the given kind over [min, max)
-// (the loaded ids [startid1, maxid1)).
+// (the loaded ids [startid1, maxid1)), in the default mode.
 //
-// Distribution classes (KindUniform, KindZipf, KindGeometric, KindLogNormal)
-// and KindReal are followed by the kind's shuffler (§6.6): the chosen rank r
-// becomes min + Permute(r). KindReal with spec.RealDist == SectionNone is
-// LinkBench's REAL mode: it samples link_nreads (LinkReads), link_nwrites
-// (LinkWrites), node_nreads (NodeReads) or node_nwrites (NodeUpdates; with
-// LinkBench's quirk, kept, of drawing from the link_nwrites layers); it is
-// rejected for the uncorrelated kinds and NodeDeletes, as in LinkBench.
-// KindReal with RealDist set is the class RealDistribution with that
-// section (any kind; "links" is rejected, LinkBench cannot sample it). See
-// [Real.Choose] for the stateless default-mode sampler.
+// Distribution classes (KindUniform, KindZipf, KindZipfExact, KindGeometric,
+// KindLogNormal, KindPiecewise) and KindReal are followed by the kind's
+// shuffler (§6.6): the chosen rank r becomes min + Permute(r). KindReal with
+// spec.RealDist == SectionNone is LinkBench's REAL mode: it samples
+// link_nreads (LinkReads), link_nwrites (LinkWrites), node_nreads
+// (NodeReads) or node_nwrites (NodeUpdates; with LinkBench's quirk, kept, of
+// drawing from the link_nwrites layers); it is rejected for the
+// uncorrelated kinds and NodeDeletes, as in LinkBench. KindReal with
+// RealDist set is the class RealDistribution with that section (any kind;
+// "links" is rejected, LinkBench cannot sample it). See [Real.Choose] for
+// the stateless default-mode sampler, and [NewAccessJava] for LinkBench's
+// exact behaviour.
 //
 // Built-in modes (no shuffler; quirks kept, they are deliberate
 // configurations, §7.7, §11.2-12), with u = a uniform id in [min, max)
@@ -111,16 +118,55 @@ type Access struct {
 // "data_file", and those of the distribution), including a REAL spec with no
 // real data.
 func NewAccess(kind AccessKind, spec Spec, min, max int64, real *RealData) (*Access, error) {
+	return newAccess(kind, spec, min, max, real, nil, false)
+}
+
+// NewAccessJava builds the access distribution as [NewAccess] does, with
+// LinkBench's exact behaviour for Java-compatible runs (draw for draw with a
+// [JavaRandom] source):
+//
+//   - KindReal samples with LinkBench's stateful cursors (quirk §11.1-7,
+//     kept): the layer k is Java's binary search of cs[last]*U in the exact
+//     cs array, and the id is min + cursor[k] mod n, the cursor then
+//     advancing; cursors holds the cursors, shared (as LinkBench's static
+//     arrays are) by every REAL distribution built with it, LinkWrites and
+//     NodeUpdates using the same ones. It must come from NewRealCursors(real).
+//   - KindUniform and the uniform draw u of the built-in modes use
+//     [NewUniformJava] (quirk §11.2-13, kept: for n > 2^31-1 the id may lie
+//     outside [min, max)).
+//   - The shuffler is [NewInvertibleShufflerJava] (quirk §11.2-13, kept: the
+//     32-bit cast of n, for n >= 2^31).
+//
+// NextID returns an id outside [min, max) unshuffled where LinkBench's
+// shuffler would throw (only with the Java Uniform on more than 2^31-1
+// ids). The other kinds draw as in the default mode. cursors may be nil
+// when the spec is not KindReal.
+//
+// Errors: those of NewAccess; a *ParamError "cursors" when KindReal has no
+// cursors or cursors built for other data; "data_file" when the section has
+// only the value 0 (LinkBench's sampler fails); those of NewUniformJava and
+// NewInvertibleShufflerJava.
+func NewAccessJava(kind AccessKind, spec Spec, min, max int64, real *RealData, cursors *RealCursors) (*Access, error) {
+	return newAccess(kind, spec, min, max, real, cursors, true)
+}
+
+func newAccess(kind AccessKind, spec Spec, min, max int64, real *RealData, cursors *RealCursors, java bool) (*Access, error) {
 	if kind < 0 || kind >= numAccessKinds {
 		return nil, paramErr("kind", kind.String(), "unknown access kind")
 	}
 	if err := checkRange(min, max); err != nil {
 		return nil, err
 	}
-	a := &Access{kind: kind, mode: spec.Kind, min: min, max: max, config: spec.Config}
+	a := &Access{kind: kind, mode: spec.Kind, min: min, max: max, config: spec.Config, java: java,
+		logC: math.Log(float64(spec.Config)), invC: 1 / float64(spec.Config)}
 	if spec.Kind.builtin() {
 		var err error
-		if a.uniform, err = NewUniform(min, max, 0, false); err != nil {
+		if java {
+			a.uniform, err = NewUniformJava(min, max, 0, false)
+		} else {
+			a.uniform, err = NewUniform(min, max, 0, false)
+		}
+		if err != nil {
 			return nil, err
 		}
 		switch c := spec.Config; spec.Kind {
@@ -148,22 +194,32 @@ func NewAccess(kind AccessKind, spec Spec, min, max int64, real *RealData) (*Acc
 		} else if s == SectionNLinks {
 			return nil, paramErr("realdist", s.String(), "the links section is an out-degree, not an access distribution; use link_reads, link_writes, node_reads or node_writes")
 		}
-		d, err := real.Distribution(s, min, max)
+		var err error
+		if java {
+			// LinkBench quirk §11.1-7 (REAL access cursors shared process-wide): kept in Java-compatible mode.
+			a.dist, err = real.javaDistribution(s, min, max, cursors)
+		} else {
+			// LinkBench quirk §11.1-7 (REAL access cursors shared process-wide): fixed in default mode (stateless).
+			a.dist, err = real.Distribution(s, min, max)
+		}
 		if err != nil {
 			return nil, err
 		}
-		a.dist = d
-	case KindUniform, KindZipf, KindGeometric, KindLogNormal:
-		d, err := NewDistribution(spec, min, max, real)
+	case KindUniform, KindZipf, KindZipfExact, KindGeometric, KindLogNormal, KindPiecewise:
+		var err error
+		if java {
+			a.dist, err = NewDistributionJava(spec, min, max, real, cursors)
+		} else {
+			a.dist, err = NewDistribution(spec, min, max, real)
+		}
 		if err != nil {
 			return nil, err
 		}
-		a.dist = d
 	default:
 		return nil, paramErr("kind", spec.Kind.String(), "not an access distribution")
 	}
 	var err error
-	if a.shuf, err = shufflerFor(kind.ShuffleSeed(), max-min); err != nil {
+	if a.shuf, err = shufflerFor(kind.ShuffleSeed(), max-min, java); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -190,6 +246,7 @@ func (a *Access) NextID(r Source, prev int64) int64 {
 	var id int64
 	switch a.mode {
 	case KindRoundRobin:
+		// LinkBench quirk §11.2-12 (ROUND_ROBIN always gives min to link ops, prev = 0): kept in both modes (a configuration).
 		if prev <= a.min {
 			return a.min
 		}
@@ -198,26 +255,74 @@ func (a *Access) NextID(r Source, prev int64) int64 {
 		}
 		return prev + 1
 	case KindReciprocal:
+		// LinkBench quirk §11.2-12 (RECIPROCAL collapses to min unless min = 1, may return max): kept in both modes.
 		u := a.uniform.Choose(r)
 		v := javaLong(math.Ceil(float64(a.max-a.min) / float64(u)))
 		return clamp(v, a.min, a.max)
 	case KindMultiple:
+		// LinkBench quirk §11.2-12 (MULTIPLE rounds down and can fall below min): kept in both modes.
 		u := a.uniform.Choose(r)
 		return a.config * (u / a.config)
 	case KindPower:
 		u := a.uniform.Choose(r)
-		c := float64(a.config)
-		v := javaLong(powJ(c, math.Ceil(math.Log(float64(u))/math.Log(c))))
-		return min(a.max-1, v)
+		e := math.Ceil(math.Log(float64(u)) / a.logC)
+		return min(a.max-1, javaPowLong(a.config, e))
 	case KindPerfectPower:
 		u := a.uniform.Choose(r)
-		c := float64(a.config)
-		v := javaLong(powJ(math.Ceil(powJ(float64(u), 1/c)), c))
-		return min(a.max-1, v)
+		root := javaCeilPow(float64(u), a.invC)
+		return min(a.max-1, javaPowLong(javaLong(root), float64(a.config)))
 	default:
 		id = a.dist.Choose(r)
 	}
+	if a.java && uint64(id-a.min) >= uint64(a.max-a.min) {
+		return id // LinkBench's shuffler throws here (Java Uniform beyond 2^31-1 ids)
+	}
 	return a.min + a.shuf.Permute(id-a.min)
+}
+
+// intPow returns base^e for an integer-valued e >= 0 and base >= 0 when the
+// result is at most 2^53: then it is exactly representable, so it equals
+// the correctly rounded Math.pow(base, e) that LinkBench computes (and
+// powJ), at a fraction of the cost. ok is false otherwise (the caller then
+// uses powJ).
+func intPow(base int64, e float64) (v int64, ok bool) {
+	const limit = 1 << 53
+	if !(e >= 0 && e <= 64) || base < 0 {
+		return 0, false
+	}
+	n := int(e)
+	if float64(n) != e {
+		return 0, false
+	}
+	v = 1
+	b := base
+	for {
+		if n&1 != 0 {
+			if b != 0 && v > limit/b {
+				return 0, false
+			}
+			v *= b
+		}
+		n >>= 1
+		if n == 0 {
+			return v, v <= limit
+		}
+		if b > 1 && b > limit/b {
+			// b^2 alone exceeds the limit; the result does unless no
+			// further factor is taken, which n > 0 rules out.
+			return 0, false
+		}
+		b *= b
+	}
+}
+
+// javaPowLong returns Java's (long) Math.pow(b, e) for an integer base:
+// intPow when the result is at most 2^53, else powJ.
+func javaPowLong(b int64, e float64) int64 {
+	if v, ok := intPow(b, e); ok {
+		return v
+	}
+	return javaLong(powJ(float64(b), e))
 }
 
 func clamp(v, lo, hi int64) int64 {

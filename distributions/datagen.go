@@ -109,6 +109,7 @@ func fillBytesFast(r *rand.Rand, buf []byte, start byte, n uint64) {
 // LinkBench never reads <prefix>motif_length (§11.1-6); chunks are
 // min(128, 512) = 128 bytes.
 const (
+	// LinkBench quirk §11.1-6 (motif buffer fixed at 512, motif_length never read): kept in both modes.
 	motifBufferSize = 512
 	motifChunk      = 128
 )

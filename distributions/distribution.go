@@ -29,9 +29,11 @@ type Distribution interface {
 // "*_function", "nlinks_func" and "link_multiget_dist" keys do.
 type Kind int
 
-// The kinds. The first five are distribution classes usable anywhere a
-// distribution is configured; the last five are built-in access modes of
-// §7.7, usable only as access distributions ([NewAccess]).
+// The kinds. KindUniform to KindReal, KindZipfExact and KindPiecewise are
+// distribution classes usable anywhere a distribution is configured;
+// KindRoundRobin to KindPerfectPower are the built-in access modes of §7.7,
+// usable only as access distributions ([NewAccess]). The values are stable:
+// new kinds are appended.
 const (
 	KindUniform      Kind = iota + 1 // UniformDistribution (§7.2)
 	KindZipf                         // ZipfDistribution (§7.3)
@@ -43,6 +45,8 @@ const (
 	KindMultiple                     // MULTIPLE access mode
 	KindPower                        // POWER access mode
 	KindPerfectPower                 // PERFECT_POWER access mode
+	KindZipfExact                    // exact Zipf by rejection-inversion ([ZipfExact]; no LinkBench class)
+	KindPiecewise                    // PiecewiseLinearDistribution over Spec.Points (§7.6)
 )
 
 const javaDistPrefix = "com.facebook.linkbench.distributions."
@@ -61,16 +65,20 @@ var kindNames = [...]struct {
 	{KindMultiple, []string{"multiple"}},
 	{KindPower, []string{"power"}},
 	{KindPerfectPower, []string{"perfect_power"}},
+	{KindZipfExact, []string{"zipf_exact", "zipfexact"}},
+	{KindPiecewise, []string{"piecewise", "piecewise_linear", "piecewiselinear", javaDistPrefix + "piecewiselineardistribution"}},
 }
 
 // ParseKind maps a LinkBench distribution name to its Kind, ignoring case.
 // Accepted: the built-in access mode names of §7.7 (REAL, ROUND_ROBIN,
 // RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER), the short names uniform, zipf,
-// geometric, lognormal and real, and the Java class names
+// geometric, lognormal and real, the Java class names
 // com.facebook.LinkBench.distributions.{Uniform,Zipf,Geometric,LogNormal}Distribution
-// and com.facebook.LinkBench.RealDistribution. Surrounding white space is
-// ignored. Any other name returns a *ParamError (Param "kind") listing the
-// accepted names.
+// and com.facebook.LinkBench.RealDistribution, zipf_exact (or ZipfExact) for
+// [KindZipfExact], and piecewise (piecewise_linear, PiecewiseLinear,
+// com.facebook.LinkBench.distributions.PiecewiseLinearDistribution) for
+// [KindPiecewise]. Surrounding white space is ignored. Any other name
+// returns a *ParamError (Param "kind") listing the accepted names.
 func ParseKind(s string) (Kind, error) {
 	l := strings.ToLower(strings.TrimSpace(s))
 	for _, kn := range kindNames {
@@ -81,19 +89,20 @@ func ParseKind(s string) (Kind, error) {
 		}
 	}
 	return 0, paramErr("kind", s, "unknown distribution; accepted (any case): "+
-		"uniform, zipf, geometric, lognormal, real, round_robin, reciprocal, multiple, power, perfect_power, "+
+		"uniform, zipf, zipf_exact, geometric, lognormal, real, piecewise, round_robin, reciprocal, multiple, power, perfect_power, "+
 		"com.facebook.LinkBench.distributions.UniformDistribution, com.facebook.LinkBench.distributions.ZipfDistribution, "+
 		"com.facebook.LinkBench.distributions.GeometricDistribution, com.facebook.LinkBench.distributions.LogNormalDistribution, "+
-		"com.facebook.LinkBench.RealDistribution")
+		"com.facebook.LinkBench.RealDistribution, com.facebook.LinkBench.distributions.PiecewiseLinearDistribution")
 }
 
 // String returns the short name ("uniform", "zipf", "geometric",
-// "lognormal", "real") or the built-in mode name in LinkBench's upper case
-// ("ROUND_ROBIN", ...); ParseKind accepts either back.
+// "lognormal", "real", "zipf_exact", "piecewise") or the built-in mode name
+// in LinkBench's upper case ("ROUND_ROBIN", ...); ParseKind accepts either
+// back.
 func (k Kind) String() string {
 	for _, kn := range kindNames {
 		if kn.kind == k {
-			if k >= KindRoundRobin {
+			if k.builtin() {
 				return strings.ToUpper(kn.names[0])
 			}
 			return kn.names[0]
@@ -110,7 +119,8 @@ func (k Kind) builtin() bool { return k >= KindRoundRobin && k <= KindPerfectPow
 // are read.
 type Spec struct {
 	Kind Kind
-	// Shape is Zipf's exponent θ ("<prefix>shape"), > 0 and != 1.
+	// Shape is Zipf's exponent θ ("<prefix>shape"), > 0 and != 1 for
+	// KindZipf, any value > 0 for KindZipfExact.
 	Shape float64
 	// Mean is the optional scale ("<prefix>mean") of Uniform, Zipf and
 	// Geometric, used when HasMean is set: ExpectedCount becomes
@@ -129,20 +139,29 @@ type Spec struct {
 	// com.facebook.LinkBench.RealDistribution ("<prefix>realdist");
 	// SectionNone means "by access kind", as the REAL mode does.
 	RealDist Section
+	// Points are the points of KindPiecewise: a discrete cumulative
+	// distribution, as a Distribution.dat section (see [ParsePoints] for the
+	// text form a "<prefix>points" key may hold, and [NewPiecewise]).
+	Points []Point
 }
 
-// NewDistribution builds the distribution spec describes over [min, max).
-// Kinds: KindUniform, KindZipf, KindGeometric, KindLogNormal, and KindReal
+// NewDistribution builds the distribution spec describes over [min, max), in
+// the default mode. Kinds: KindUniform, KindZipf, KindZipfExact,
+// KindGeometric, KindLogNormal, KindPiecewise (spec.Points) and KindReal
 // with spec.RealDist naming the section (real must then hold it). Built-in
 // access modes and KindReal without RealDist are not distributions (use
 // [NewAccess]); they, bad parameters and a missing section return a
-// *ParamError.
+// *ParamError. See [NewDistributionJava] for LinkBench's exact behaviour.
 func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, error) {
 	switch spec.Kind {
 	case KindUniform:
 		return NewUniform(min, max, spec.Mean, spec.HasMean)
 	case KindZipf:
 		return NewZipf(min, max, spec.Shape, spec.Mean, spec.HasMean)
+	case KindZipfExact:
+		return NewZipfExact(min, max, spec.Shape, spec.Mean, spec.HasMean)
+	case KindPiecewise:
+		return newPiecewisePoints(min, max, spec.Points)
 	case KindGeometric:
 		return NewGeometric(min, max, spec.Prob, spec.Mean, spec.HasMean)
 	case KindLogNormal:
@@ -156,5 +175,33 @@ func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, e
 		}
 		return real.Distribution(spec.RealDist, min, max)
 	}
-	return nil, paramErr("kind", spec.Kind.String(), "not a distribution class (uniform, zipf, geometric, lognormal or real with realdist)")
+	return nil, paramErr("kind", spec.Kind.String(), "not a distribution class (uniform, zipf, zipf_exact, geometric, lognormal, piecewise, or real with realdist)")
+}
+
+// NewDistributionJava builds the distribution as [NewDistribution] does, with
+// LinkBench's exact behaviour for Java-compatible runs: KindUniform is
+// [NewUniformJava] (quirk §11.2-13, kept), and KindReal samples with
+// LinkBench's shared cursors from cursors, which must come from
+// NewRealCursors(real) (quirk §11.1-7, kept; see [NewAccessJava]). Other
+// kinds are the default ones (they draw as LinkBench does). cursors may be
+// nil unless the spec is KindReal. Errors: those of NewDistribution,
+// NewUniformJava, and a *ParamError "cursors" (missing or built for other
+// data) or "realdist" (the links section, which LinkBench cannot sample).
+// KindZipfExact and KindPiecewise have no LinkBench configuration, hence no
+// Java stream to match: they are the default-mode distributions here too.
+// PDF, CDF, Quantile and ExpectedCount of the Java-compatible REAL
+// distribution are those of [Real]: over the first n*expected_val draws
+// LinkBench's cursors give each id about the share Real.PDF assigns it;
+// beyond, they drift toward uniform (reference §7.6).
+func NewDistributionJava(spec Spec, min, max int64, real *RealData, cursors *RealCursors) (Distribution, error) {
+	switch spec.Kind {
+	case KindUniform:
+		return NewUniformJava(min, max, spec.Mean, spec.HasMean)
+	case KindReal:
+		if spec.RealDist == SectionNone || real == nil {
+			return NewDistribution(spec, min, max, real) // the error
+		}
+		return real.javaDistribution(spec.RealDist, min, max, cursors)
+	}
+	return NewDistribution(spec, min, max, real)
 }

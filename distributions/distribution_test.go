@@ -27,18 +27,86 @@ func distCases() []distCase {
 	return []distCase{
 		{name: "Uniform", make: func(a, b int64) (Distribution, error) { return NewUniform(a, b, 0, false) }, pdf: true, cdf: true, chooseTo: 0.002},
 		{name: "Zipf(0.9)", make: func(a, b int64) (Distribution, error) { return NewZipf(a, b, 0.9, 0, false) }, pdf: true, cdf: true, chooseTo: 0.01, zipfBkts: true, scanStep: 5},
+		{name: "ZipfExact(0.9)", make: func(a, b int64) (Distribution, error) { return NewZipfExact(a, b, 0.9, 0, false) }, pdf: true, cdf: true, chooseTo: 0.002, zipfBkts: true},
+		{name: "ZipfExact(1)", make: func(a, b int64) (Distribution, error) { return NewZipfExact(a, b, 1, 0, false) }, pdf: true, cdf: true, chooseTo: 0.002, zipfBkts: true},
 		{name: "Geometric(0.2)", make: func(a, b int64) (Distribution, error) { return NewGeometric(a, b, 0.2, 0, false) }, pdf: true, cdf: true, chooseTo: 0.002, shifted: true},
 		{name: "LogNormal(5000,1)", make: func(a, b int64) (Distribution, error) { return NewLogNormal(a, b, 5000, 1) }, cdf: true, chooseTo: 0.05},
 		{name: "Piecewise", make: piecewiseTestDist, pdf: true},
 	}
 }
 
+// piecewiseTestPoints are the points of LinkBench's PiecewiseDistTest
+// (reference §10.1), in the text form of a "<prefix>points" key.
+const piecewiseTestPoints = "0 10, 1 15, 2 17, 3 20, 4 23, 10 26, 20 40, 30 45, 40 60, 55 64, 70 70, 90 75, 100 82, 110 92, 120 100"
+
 // piecewiseTestDist is the piecewise distribution of LinkBench's
-// PiecewiseDistTest.
+// PiecewiseDistTest, configured as KindPiecewise.
 func piecewiseTestDist(min, max int64) (Distribution, error) {
-	return NewPiecewise(min, max,
+	pts, err := ParsePoints(piecewiseTestPoints)
+	if err != nil {
+		return nil, err
+	}
+	return NewDistribution(Spec{Kind: KindPiecewise, Points: pts}, min, max, nil)
+}
+
+// TestPiecewiseConfig checks the configurable PiecewiseLinear: the text
+// form, its errors, the Spec route (same distribution as NewPiecewise), the
+// access route (shuffled) and the names.
+func TestPiecewiseConfig(t *testing.T) {
+	pts, err := ParsePoints(piecewiseTestPoints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 15 || pts[0] != (Point{0, 0.1}) || pts[14] != (Point{120, 1}) {
+		t.Errorf("ParsePoints = %v", pts)
+	}
+	a, err := piecewiseTestDist(1, 1001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewPiecewise(1, 1001,
 		[]int64{0, 1, 2, 3, 4, 10, 20, 30, 40, 55, 70, 90, 100, 110, 120},
 		[]float64{.10, .15, .17, .20, .23, .26, .40, .45, .60, .64, .70, .75, .82, .92, 1.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := rand.New(9), rand.New(9)
+	for id := int64(1); id < 1001; id++ {
+		if a.ExpectedCount(id) != b.ExpectedCount(id) || math.Abs(a.PDF(id)-b.PDF(id)) > 1e-15 {
+			t.Fatalf("id %d: Spec and NewPiecewise differ", id)
+		}
+		if a.Choose(ra) != b.Choose(rb) {
+			t.Fatalf("draw %d: Spec and NewPiecewise differ", id)
+		}
+	}
+	if v := a.ExpectedCount(1); v != 120 {
+		t.Errorf("rank 0 value %v, want 120", v)
+	}
+	for _, bad := range []string{"", "0 10 1", "x 10", "0 ten", "0 50 0 100", "1 50 2 40 3 100", "0 50 1 99", "0 -5 1 100", "0 0x10 1 100"} {
+		if _, err := ParsePoints(bad); err == nil {
+			t.Errorf("ParsePoints(%q) accepted", bad)
+		} else if pe := (*ParamError)(nil); !errors.As(err, &pe) || pe.Param != "points" {
+			t.Errorf("ParsePoints(%q): %v, want a *ParamError on points", bad, err)
+		}
+	}
+	if _, err := NewDistribution(Spec{Kind: KindPiecewise}, 0, 10, nil); err == nil {
+		t.Error("KindPiecewise without points accepted")
+	}
+	acc, err := NewAccess(NodeReads, Spec{Kind: KindPiecewise, Points: pts}, 1, 100001, nil)
+	if err != nil || !acc.Shuffled() {
+		t.Fatalf("piecewise access: %v", err)
+	}
+	r := rand.New(10)
+	for i := 0; i < 10000; i++ {
+		if id := acc.NextID(r, 0); id < 1 || id >= 100001 {
+			t.Fatalf("piecewise access id %d", id)
+		}
+	}
+	for _, name := range []string{"piecewise", "PiecewiseLinear", "piecewise_linear", "com.facebook.LinkBench.distributions.PiecewiseLinearDistribution"} {
+		if k, err := ParseKind(name); err != nil || k != KindPiecewise {
+			t.Errorf("ParseKind(%q) = %v, %v", name, k, err)
+		}
+	}
 }
 
 func TestDistributionInvariants(t *testing.T) {
@@ -377,7 +445,7 @@ func TestParseKind(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ZipfDistribution") || !strings.Contains(err.Error(), "perfect_power") {
 		t.Errorf("unknown kind: %v, want an error listing the accepted names", err)
 	}
-	for k := KindUniform; k <= KindPerfectPower; k++ {
+	for k := KindUniform; k <= KindPiecewise; k++ {
 		if got, err := ParseKind(k.String()); err != nil || got != k {
 			t.Errorf("ParseKind(%v.String() = %q) = %v, %v", k, k.String(), got, err)
 		}

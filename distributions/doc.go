@@ -1,10 +1,12 @@
 // Package distributions holds LinkBench's probability distributions and the
-// generators built on them: the id and size distributions (Uniform, Zipf,
-// Geometric, LogNormal and the empirical "real" distributions parsed from
-// LinkBench's Distribution.dat), the access patterns that choose the id1 of a
-// request, the out-degree models that give each node its number of links,
-// the invertible shuffler that decorrelates ids, the id2 chooser and the
-// payload fillers (Motif and Uniform).
+// generators built on them: the id and size distributions (Uniform, Zipf and
+// its exact variant ZipfExact, Geometric, LogNormal, PiecewiseLinear and the
+// empirical "real" distributions parsed from LinkBench's Distribution.dat,
+// or their built-in fitted models for runs without the file), the access
+// patterns that choose the id1 of a request, the out-degree models that give
+// each node its number of links, the invertible shuffler that decorrelates
+// ids, the id2 chooser, the payload fillers (Motif and Uniform) and
+// LinkBench's master seeding generator (SHA1PRNG).
 //
 // Behaviour follows the LinkBench reference (LINKBENCH.md, sections 5.4,
 // 6.6-6.8, 7 and 8); section numbers in the documentation below refer to it.
@@ -28,19 +30,30 @@
 // math.Pow is often an ulp or two away, which changes LinkBench's Zipf and
 // harmonic values.
 //
-// Two default-mode fixes change the draws themselves and will need
-// Java-compatible counterparts: the REAL access distribution is stateless
-// ([Real.Choose], fix of §11.1-7: its layer choice is LinkBench's, the id
-// within the layer is drawn instead of read from shared cursors), and
-// Uniform draws one Int63n for ranges of 2^31 ids or more (§11.2-13).
+// # Java-compatible mode
+//
+// Where the default mode fixes a LinkBench bug that shapes the random
+// streams, a Java-compatible variant keeps it, selected explicitly:
+// [NewAccessJava] and [NewDistributionJava] (REAL access with LinkBench's
+// shared cursors held in a [RealCursors], §11.1-7; [NewUniformJava]'s draw
+// for ranges beyond 2^31-1 ids, §11.2-13; [NewInvertibleShufflerJava]'s
+// 32-bit cast of n, §11.2-13), [ID2Config].Java (the out-degree shuffler),
+// and [NewArithmeticOutDegreeJava] (RECIPROCAL's overflow and
+// PERFECT_SQUARES' accumulation, §11.2-14). Everything else draws the same
+// in both modes. [SHA1PRNG] reproduces the master generator that seeds
+// LinkBench's per-thread java.util.Random (Appendix A.2). Each §11 quirk
+// that touches this package is decided in the code by a one-line comment
+// "LinkBench quirk §11.x-y (...): kept/fixed ...".
 //
 // # Concurrency and memory
 //
 // Distributions, access patterns, out-degree models, shufflers, [RealData]
 // and [ID2Chooser] are immutable after construction and safe for concurrent
 // use. Payload generators ([Motif], [UniformData]) hold a lazily built buffer
-// and belong to one worker. Set-up time and memory do not grow with the id
-// range (maxid1 - startid1 may be 10^9 or more), with one documented
+// and belong to one worker; [RealCursors] is shared state made safe with
+// atomics; the Java-compatible PERFECT_SQUARES out-degree is stateful (one
+// per worker, as in LinkBench). Set-up time and memory do not grow with the
+// id range (maxid1 - startid1 may be 10^9 or more), with one documented
 // exception: the exact harmonic sum of Zipf with shape > 1, which is O(n)
 // for n <= 10^7 to stay bit-compatible with LinkBench.
 package distributions

@@ -14,14 +14,15 @@ import (
 // read_shape). The values used are:
 //
 //   - distribution parameters: "shape", "mean", "prob", "median", "sigma",
-//     "config", "realdist", "kind", "min", "max";
+//     "config", "realdist", "points", "kind", "min", "max";
 //   - out-degree modes: "nlinks_func", "nlinks_config", "nlinks_default";
 //   - payload generators: "startbyte", "endbyte", "uniqueness";
 //   - the shuffler: "seed", "groups", "n";
 //   - the id2 chooser: "startid1", "maxid1", "link_type_count",
 //     "randomid2max", "id2gen_config", "requesters", "requester_id";
 //   - real data: "data_file" (a section the caller asked for is missing or
-//     too large).
+//     too large), "cursors" (Java-compatible REAL sampling without the
+//     run's RealCursors), "data_vintage" (ParseVintage).
 type ParamError struct {
 	Param  string // parameter name, see above
 	Value  string // the offending value as given

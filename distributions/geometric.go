@@ -33,6 +33,7 @@ func NewGeometric(min, max int64, prob float64, mean float64, hasMean bool) (*Ge
 		return nil, paramErr("prob", prob, "must be in (0, 1]")
 	}
 	g := &Geometric{min: min, max: max, n: max - min, p: prob, lnq: math.Log(1 - prob), scale: 1}
+	// LinkBench quirk §11.2-19 (Geometric tests the unprefixed "mean" key): decided by the caller, which passes hasMean.
 	if hasMean {
 		if !(mean >= 0) || math.IsInf(mean, 0) {
 			return nil, paramErr("mean", mean, "must be finite and >= 0")
@@ -74,6 +75,7 @@ func (g *Geometric) Quantile(p float64) int64 {
 	if p <= 0 {
 		return g.min
 	}
+	// LinkBench quirk §11.1-3 (Geometric sampling never returns min, multiget size off by one): kept in both modes.
 	off := javaLong(math.Ceil(math.Log(1-p) / g.lnq))
 	if off >= g.n {
 		return g.max - 1

@@ -40,6 +40,11 @@ type ID2Config struct {
 	// Requesters and RequesterID (0-based) feed fixId2 when ID2GenConfig is
 	// 1: Requesters >= 1, RequesterID >= 0.
 	Requesters, RequesterID int
+	// Java selects LinkBench's exact behaviour where the default mode fixes
+	// a bug: the out-degree shuffler is [NewInvertibleShufflerJava]'s (32-bit
+	// cast of n, §11.2-13), which differs only when MaxID1 - StartID1 >= 2^31
+	// (and fails, as LinkBench does, for some such ranges).
+	Java bool
 }
 
 // ID2Chooser decides how many links each (id1, link type) has and which
@@ -58,7 +63,8 @@ type ID2Chooser struct {
 // ("link_type_count"), RandomID2Max < 0 or > 2^31-1 ("randomid2max"),
 // ID2GenConfig not 0 or 1 ("id2gen_config"), and with ID2GenConfig 1:
 // Requesters < 1 ("requesters") or RequesterID < 0 ("requester_id"). A nil
-// od is an error too ("nlinks_func").
+// od is an error too ("nlinks_func"), and so is, with Java set, a range
+// LinkBench's shuffler cannot handle ("n", see NewInvertibleShufflerJava).
 func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
 	if cfg.MaxID1 <= cfg.StartID1 || cfg.MaxID1-cfg.StartID1 <= 0 {
 		return nil, paramErr("maxid1", cfg.MaxID1, "must exceed startid1 = %d", cfg.StartID1)
@@ -87,7 +93,7 @@ func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
 	c := &ID2Chooser{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1, od: od}
 	if od.Shuffled() {
 		var err error
-		if c.nls, err = shufflerFor(ShuffleSeedLinks, c.n); err != nil {
+		if c.nls, err = shufflerFor(ShuffleSeedLinks, c.n, cfg.Java); err != nil {
 			return nil, err
 		}
 	}
@@ -127,6 +133,7 @@ func (c *ID2Chooser) TotalLinkCount(id1 int64) int64 {
 // legacy mode type index i gets base+1 when i < tot - base (LinkBench's
 // intended tot mod ltc, kept: it over-allocates once tot >= 2).
 func (c *ID2Chooser) splitCount(tot, typeIndex int64) int64 {
+	// LinkBench quirk §11.1-4 (out-degree split: remainder dropped, or legacy over-allocation): kept in both modes.
 	base := tot / c.cfg.LinkTypeCount
 	if c.cfg.NeverChange && typeIndex < tot-base {
 		return base + 1
@@ -187,6 +194,7 @@ func (c *ID2Chooser) ChooseForLoad(r Source, id1, linkType, j int64) int64 {
 // LinkBench uses, so the draws match Java's.)
 func (c *ID2Chooser) ChooseForOp(r Source, id1, linkType int64, p float64) int64 {
 	nl := c.LinkCount(id1, linkType)
+	// LinkBench §11.3 (never_change=true restores FB's id2 rules): selected by NeverChange, both kept.
 	if c.cfg.NeverChange {
 		return c.chooseOld(r, id1, legacyRange(nl, p))
 	}

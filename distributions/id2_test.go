@@ -368,6 +368,10 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	zipf, _ := NewAccess(LinkReads, Spec{Kind: KindZipf, Shape: 0.8}, 1, 1_000_001, nil)
 	real, _ := NewAccess(LinkReads, Spec{Kind: KindReal}, 1, 1_000_001, d)
 	size, _ := NewLogNormal(0, 255, 23, 1)
+	cur, _ := NewRealCursors(d)
+	realJ, _ := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 1, 1_000_001, d, cur)
+	ze, _ := NewAccess(LinkReads, Spec{Kind: KindZipfExact, Shape: 0.8}, 1, 1_000_001, nil)
+	power, _ := NewAccessJava(LinkReads, Spec{Kind: KindPower, Config: 3}, 1, 1_000_001, nil, nil)
 	r := rand.New(1)
 	dst := make([]int64, 0, 16)
 	id := int64(1)
@@ -379,6 +383,9 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 		"NextID Zipf":         func() { id = zipf.NextID(r, 0) },
 		"NextID REAL":         func() { id = real.NextID(r, 0) },
 		"LogNormal.Choose":    func() { _ = size.Choose(r) },
+		"NextID REAL Java":    func() { id = realJ.NextID(r, 0) },
+		"NextID ZipfExact":    func() { id = ze.NextID(r, 0) },
+		"NextID POWER Java":   func() { id = power.NextID(r, 0) },
 	} {
 		if a := testing.AllocsPerRun(200, f); a != 0 {
 			t.Errorf("%s allocates %v times per call", name, a)

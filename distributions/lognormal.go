@@ -24,6 +24,7 @@ type LogNormal struct {
 // Errors (*ParamError): max <= min ("max"); median not > 0 or not finite
 // ("median"); sigma not > 0 or not finite ("sigma").
 func NewLogNormal(min, max int64, median, sigma float64) (*LogNormal, error) {
+	// LinkBench quirk §11.2-19 (LogNormal reads the unprefixed median and sigma keys): decided by the caller, which passes them.
 	if err := checkRange(min, max); err != nil {
 		return nil, err
 	}

@@ -136,3 +136,76 @@ func BenchmarkMathPow(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestFastPow checks fastPow against powJ (correctly rounded) over random
+// operands spanning ZipfExact's uses: the relative error stays below
+// (1 + |y ln x|) 2^-50, the rounding of the product y ln x (|y ln x| 2^-53)
+// plus a few ulps.
+func TestFastPow(t *testing.T) {
+	r := rand.New(61)
+	worst := 0.0
+	for i := 0; i < 1_000_000; i++ {
+		x := math.Exp(r.Float64()*80 - 20) // e^-20 .. e^60
+		y := r.Float64()*40 - 20
+		z := math.Abs(y * math.Log(x))
+		if z > 700 {
+			continue
+		}
+		got, want := fastPow(x, y), powJ(x, y)
+		if rel := math.Abs(got-want) / want / (1 + z); rel > worst {
+			worst = rel
+		}
+	}
+	t.Logf("fastPow: largest relative error / (1 + |y ln x|) = %.3g (2^%.1f)", worst, math.Log2(worst))
+	if worst > 0x1p-50 {
+		t.Errorf("fastPow relative error / (1 + |y ln x|) = %v > 2^-50", worst)
+	}
+	for _, c := range [][2]float64{{0, 2}, {-1, 0.5}, {2, 1e308}, {1e-310, 2}} {
+		if got, want := fastPow(c[0], c[1]), math.Pow(c[0], c[1]); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("fastPow(%v, %v) = %v, math.Pow %v", c[0], c[1], got, want)
+		}
+	}
+}
+
+func BenchmarkFastPow(b *testing.B) {
+	x := 0.7
+	s := 0.0
+	for i := 0; i < b.N; i++ {
+		s += fastPow(x, 5.26)
+		x += 1e-9
+	}
+	_ = s
+}
+
+// TestJavaFloorMulPow checks that the fastPow shortcuts truncate exactly as
+// Java's (long)(m * Math.pow(b, e)) and Math.ceil(Math.pow(b, e)) (powJ),
+// on random operands and on operands built to land next to an integer,
+// where the shortcut must fall back.
+func TestJavaFloorMulPow(t *testing.T) {
+	r := rand.New(62)
+	near := 0
+	for i := 0; i < 400_000; i++ {
+		m := []float64{1000, 1e9, 0x1p40, 12345678}[i%4]
+		e := r.Float64()*20 - 10
+		var b float64
+		if i%2 == 0 {
+			b = r.Float64() * 2
+		} else {
+			// b^e close to K/m for an integer K.
+			k := math.Floor(r.Float64() * m)
+			b = math.Pow(k/m, 1/e)
+			near++
+		}
+		if got, want := javaFloorMulPow(m, b, e), javaLong(m*powJ(b, e)); got != want {
+			t.Fatalf("javaFloorMulPow(%v, %v, %v) = %d, Java %d", m, b, e, got, want)
+		}
+		x := r.Float64() * 1e9
+		c := 1 / float64(1+i%7)
+		if i%2 == 1 {
+			x = math.Pow(math.Floor(r.Float64()*3e4), float64(1+i%7)) // perfect powers
+		}
+		if got, want := javaCeilPow(x, c), math.Ceil(powJ(x, c)); got != want {
+			t.Fatalf("javaCeilPow(%v, %v) = %v, Java %v", x, c, got, want)
+		}
+	}
+}

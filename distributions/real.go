@@ -2,6 +2,9 @@ package distributions
 
 import (
 	"math"
+	"strconv"
+	"strings"
+	"unicode"
 )
 
 // Real is an empirical distribution of Distribution.dat over the ids
@@ -115,9 +118,10 @@ func (rd *Real) ExpectedCount(id int64) float64 {
 // layer choice itself is unchanged. The cs array is held in run form (one
 // entry per point of the file, see buildLayers), so the layer found may
 // differ from LinkBench's binary search on the materialised cs array only
-// through floating-point rounding at a run boundary. A Java-compatible mode
-// would replace the rank draw with LinkBench's per-layer cursors (state per
-// run and layer); the layer choice is shared.
+// through floating-point rounding at a run boundary. The Java-compatible
+// sampler ([NewAccessJava], [NewDistributionJava]) searches LinkBench's
+// materialised cs array instead and reads the id from its shared per-layer
+// cursors ([RealCursors]).
 func (rd *Real) Choose(r Source) int64 {
 	i := rd.run(r.Float64())
 	return rd.min + r.Int63n(rd.top[i])
@@ -201,6 +205,78 @@ func (rd *Real) Quantile(p float64) int64 {
 	return lo
 }
 
+// Point is one point of a discrete cumulative distribution (a row of a
+// Distribution.dat section, reference §7.6): Prob is the fraction of ids
+// whose value (accesses or links per id) is <= Value.
+type Point struct {
+	Value int64   // >= 0; strictly ascending along a distribution's points
+	Prob  float64 // in [0, 1]; non-decreasing, the last 1
+}
+
+// ParsePoints parses the points of a piecewise distribution written as a
+// Distribution.dat section is (reference §7.6): "<value> <percent>" pairs,
+// separated by white space or commas, the percent being 100 times the
+// cumulative fraction (Prob = percent/100, as LinkBench reads the file). For
+// example "0 10, 1 15, 2 17, 120 100". The points are validated as
+// [NewPiecewise] does. Errors are *ParamError with Param "points".
+func ParsePoints(s string) ([]Point, error) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(f) == 0 || len(f)%2 != 0 {
+		return nil, paramErr("points", s, "need \"<value> <percent>\" pairs (got %d fields)", len(f))
+	}
+	pts := make([]Point, len(f)/2)
+	for i := range pts {
+		v, err := strconv.ParseInt(f[2*i], 10, 64)
+		if err != nil {
+			return nil, paramErr("points", f[2*i], "point %d: the value must be an integer", i+1)
+		}
+		p, err := strconv.ParseFloat(f[2*i+1], 64)
+		if err != nil || !isDecimalSyntax(f[2*i+1]) {
+			return nil, paramErr("points", f[2*i+1], "point %d: the percent must be a decimal number", i+1)
+		}
+		pts[i] = Point{Value: v, Prob: p / 100}
+	}
+	if _, err := newPiecewiseSection(pts); err != nil {
+		return nil, err
+	}
+	return pts, nil
+}
+
+// newPiecewiseSection validates points and derives a section from them.
+func newPiecewiseSection(pts []Point) (*section, error) {
+	if len(pts) == 0 {
+		return nil, paramErr("points", 0, "need at least one point")
+	}
+	s := &section{name: SectionNone}
+	for i, pt := range pts {
+		v, p := pt.Value, pt.Prob
+		switch {
+		case v < 0 || (i > 0 && v <= pts[i-1].Value):
+			return nil, paramErr("points", v, "value %d: values must be >= 0 and strictly ascending", i)
+		case !(p >= 0 && p <= 1) || (i > 0 && p < pts[i-1].Prob):
+			return nil, paramErr("points", p, "probability %d: must be in [0, 1] and non-decreasing", i)
+		}
+		s.values = append(s.values, v)
+		s.pcts = append(s.pcts, p*100)
+	}
+	if err := s.validate(); err != nil {
+		return nil, paramErr("points", pts[len(pts)-1].Prob, "%v", err)
+	}
+	s.derive()
+	return s, nil
+}
+
+// newPiecewisePoints builds KindPiecewise from Spec.Points.
+func newPiecewisePoints(min, max int64, pts []Point) (*Real, error) {
+	s, err := newPiecewiseSection(pts)
+	if err != nil {
+		return nil, err
+	}
+	d := &RealData{}
+	d.sec[SectionNLinks] = s
+	return d.Distribution(SectionNLinks, min, max)
+}
+
 // NewPiecewise returns the empirical distribution given by the points of a
 // discrete cumulative distribution over [min, max), LinkBench's
 // PiecewiseLinearDistribution (the base of RealDistribution, reference §7.6):
@@ -213,23 +289,9 @@ func NewPiecewise(min, max int64, values []int64, cumProbs []float64) (*Real, er
 	if len(values) == 0 || len(values) != len(cumProbs) {
 		return nil, paramErr("points", len(values), "need as many values as probabilities, at least one (got %d and %d)", len(values), len(cumProbs))
 	}
-	s := &section{name: SectionNone}
+	pts := make([]Point, len(values))
 	for i, v := range values {
-		p := cumProbs[i]
-		switch {
-		case v < 0 || (i > 0 && v <= values[i-1]):
-			return nil, paramErr("points", v, "value %d: values must be >= 0 and strictly ascending", i)
-		case !(p >= 0 && p <= 1) || (i > 0 && p < cumProbs[i-1]):
-			return nil, paramErr("points", p, "probability %d: must be in [0, 1] and non-decreasing", i)
-		}
-		s.values = append(s.values, v)
-		s.pcts = append(s.pcts, p*100)
+		pts[i] = Point{Value: v, Prob: cumProbs[i]}
 	}
-	if err := s.validate(); err != nil {
-		return nil, paramErr("points", cumProbs[len(cumProbs)-1], "%v", err)
-	}
-	s.derive()
-	d := &RealData{}
-	d.sec[SectionNLinks] = s
-	return d.Distribution(SectionNLinks, min, max)
+	return newPiecewisePoints(min, max, pts)
 }

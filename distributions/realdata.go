@@ -66,11 +66,14 @@ func ParseSection(s string) (Section, error) {
 }
 
 // RealData holds the empirical distributions of a LinkBench Distribution.dat
-// file. It is immutable and safe for concurrent use; build it once per run
-// with [LoadRealData] or [ParseRealData] and share it.
+// file, or their built-in models. It is immutable and safe for concurrent
+// use; build it once per run with [LoadRealData], [ParseRealData] or
+// [BuiltinRealData] and share it.
 type RealData struct {
-	path string
-	sec  [numSections]*section
+	path    string
+	sec     [numSections]*section
+	builtin bool    // BuiltinRealData
+	vintage Vintage // of a built-in model
 }
 
 // section is one parsed distribution: the points (v_i, P_i) of a discrete
@@ -356,6 +359,7 @@ func lowerBoundFloat(a []float64, lo, hi int, x float64) int {
 // inverse CDF of §7.6), or the last point when u exceeds every P_i (which a
 // file whose last percent is 100 - 1e-9 could otherwise cause).
 func (s *section) index(u float64) int {
+	// LinkBench quirk §11.1-5 (no interpolation: a step lookup of the inverse CDF): kept in both modes.
 	b := int(u * guideBuckets)
 	if b < 0 {
 		b = 0
@@ -445,11 +449,7 @@ func (d *RealData) need(s Section) (*section, error) {
 		return nil, paramErr("realdist", s.String(), "no such section")
 	}
 	if d.sec[s] == nil {
-		where := "the data"
-		if d.path != "" {
-			where = d.path
-		}
-		return nil, paramErr("data_file", d.path, "%s has no %s section", where, s)
+		return nil, paramErr("data_file", d.path, "%s has no %s section", d.Describe(), s)
 	}
 	return d.sec[s], nil
 }

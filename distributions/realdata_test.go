@@ -201,6 +201,8 @@ func FuzzParseRealData(f *testing.F) {
 	f.Add([]byte("nlinks 1 50 2"))
 	f.Add([]byte("link_nreads 0 100"))
 	f.Add([]byte("nlinks 9223372036854775807 100"))
+	f.Add([]byte("link_nreads 0 99 16777217 100"))
+	f.Add([]byte("link_nwrites 0 99.5 1 99.9 300 100 node_nwrites 0 90 2 100"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseRealData(bytes.NewReader(data))
 		if err != nil {
@@ -229,6 +231,24 @@ func FuzzParseRealData(f *testing.F) {
 			for s := int64(0); s < 100; s++ {
 				if od.NLinks(s) < 0 {
 					t.Fatalf("negative out-degree")
+				}
+			}
+		}
+		// The Java-compatible sampler: cursors (refused beyond 2^22 layers)
+		// and draws in range for every REAL kind it can build.
+		cur, err := NewRealCursors(d)
+		if err != nil {
+			return
+		}
+		for _, k := range []AccessKind{LinkReads, LinkWrites, NodeReads, NodeUpdates} {
+			a, err := NewAccessJava(k, Spec{Kind: KindReal}, 1, 1001, d, cur)
+			if err != nil {
+				continue
+			}
+			r := NewJavaRandom(2)
+			for i := 0; i < 20; i++ {
+				if v := a.NextID(r, 0); v < 1 || v >= 1001 {
+					t.Fatalf("%v: Java NextID = %d outside [1, 1001)", k, v)
 				}
 			}
 		}

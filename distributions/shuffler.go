@@ -31,7 +31,8 @@ const (
 // so the permutations are LinkBench's. The one difference is the fix of
 // §11.2-13: LinkBench computes the minimum group size from n cast to 32 bits;
 // here n is 64-bit throughout, which gives identical permutations for
-// n < 2^31 and a valid permutation beyond.
+// n < 2^31 and a valid permutation beyond. [NewInvertibleShufflerJava] keeps
+// LinkBench's cast.
 type InvertibleShuffler struct {
 	n, groups    int64
 	minGroupSize int64
@@ -56,9 +57,50 @@ func NewInvertibleShuffler(seed, groups, n int64) (*InvertibleShuffler, error) {
 		return nil, paramErr("groups", groups, "must be >= 1")
 	}
 	if groups > n {
+		// LinkBench quirk §11.1-5 (no shuffling at all for n <= 1024 ids): kept in both modes.
 		groups = n
 	}
-	s := &InvertibleShuffler{n: n, groups: groups, minGroupSize: n / groups, nMod: n % groups, mask: -1}
+	// LinkBench quirk §11.2-13 (InvertibleShuffler casts n to 32 bits): fixed in default mode.
+	return newShuffler(seed, groups, n, n/groups), nil
+}
+
+// NewInvertibleShufflerJava returns LinkBench's shuffler exactly, including
+// quirk §11.2-13 (kept for Java-compatible streams): the minimum group size,
+// which seeds the offsets (|nextInt(minGroupSize)|) and sizes the inverse
+// rotation, is ((int) n) / G, n truncated to its low 32 bits as a signed
+// int. For n < 2^31 it is [NewInvertibleShuffler]'s permutation. Beyond,
+// Permute is still a bijection (its rings use the 64-bit n) but with far
+// smaller offsets, and InvertPermute is no longer its inverse (the
+// out-degree then stops being correlated with the access ranks, as in
+// LinkBench).
+//
+// Errors (*ParamError): those of NewInvertibleShuffler; "groups" above
+// 2^31-1 (an int in LinkBench); "n" when ((int) n) / G <= 0, where
+// LinkBench's nextInt throws (for example 2^31 <= n < 2^32).
+func NewInvertibleShufflerJava(seed, groups, n int64) (*InvertibleShuffler, error) {
+	if n < 1 || n > math.MaxInt64/4 {
+		return nil, paramErr("n", n, "the shuffled range must hold between 1 and 2^61-1 ids")
+	}
+	if groups < 1 || groups > math.MaxInt32 {
+		return nil, paramErr("groups", groups, "must be in [1, 2^31-1]")
+	}
+	if groups > n {
+		// LinkBench quirk §11.1-5 (no shuffling at all for n <= 1024 ids): kept in both modes.
+		groups = n
+	}
+	// LinkBench quirk §11.2-13 (InvertibleShuffler casts n to 32 bits): kept in Java-compatible mode.
+	mgs := int64(int32(n)) / groups
+	if mgs <= 0 {
+		return nil, paramErr("n", n, "LinkBench's InvertibleShuffler fails for this n: (int) n / %d = %d, and nextInt needs a positive bound", groups, mgs)
+	}
+	return newShuffler(seed, groups, n, mgs), nil
+}
+
+// newShuffler builds the shuffler with the given minimum group size (the
+// offsets are |nextInt(mgs)|, and the inverse rotates by the group size
+// minus the offset).
+func newShuffler(seed, groups, n, mgs int64) *InvertibleShuffler {
+	s := &InvertibleShuffler{n: n, groups: groups, minGroupSize: mgs, nMod: n % groups, mask: -1}
 	if groups&(groups-1) == 0 {
 		s.mask = groups - 1
 	}
@@ -72,7 +114,7 @@ func NewInvertibleShuffler(seed, groups, n int64) (*InvertibleShuffler, error) {
 	if n != s.nDown {
 		s.nUp += groups
 	}
-	return s, nil
+	return s
 }
 
 // Permute returns the image of i in [0, n). It panics if i is outside
@@ -124,7 +166,10 @@ func (s *InvertibleShuffler) permute(i int64, inverse bool) int64 {
 }
 
 // shufflerFor returns the LinkBench shuffler of the given seed over n ids
-// (ShuffleGroups groups).
-func shufflerFor(seed, n int64) (*InvertibleShuffler, error) {
+// (ShuffleGroups groups), in the default or the Java-compatible form.
+func shufflerFor(seed, n int64, java bool) (*InvertibleShuffler, error) {
+	if java {
+		return NewInvertibleShufflerJava(seed, ShuffleGroups, n)
+	}
 	return NewInvertibleShuffler(seed, ShuffleGroups, n)
 }

@@ -27,6 +27,8 @@ type Source interface {
 	NormFloat64() float64
 }
 
+// LinkBench quirk §11.1-11 (RNG consumption order): kept in both modes; every algorithm here draws what LinkBench draws, in its order (the driver-level draws are the caller's).
+
 // JavaRandom is java.util.Random: a 48-bit linear congruential generator
 // (multiplier 0x5DEECE66D, increment 0xB) with Java's derived draws, exact to
 // the bit, including the second Gaussian of each polar-method pair that

@@ -46,6 +46,7 @@ func approxHarmonic(n int64, m float64) float64 {
 	case n < approxHarmonicExactBelow:
 		return Harmonic(n, m)
 	case m == 1:
+		// LinkBench quirk §11.2-13 (ApproxHarmonic's 1/(2n) term is an integer division, 0): kept in both modes (bit compatibility).
 		return math.Log(float64(n)) + 0.5772156649015329
 	}
 	return powJ(float64(n), 1-m)/(1-m) + 0.58 - 1/(1-m)
@@ -124,7 +125,8 @@ func NewZipf(min, max int64, shape float64, mean float64, hasMean bool) (*Zipf, 
 		return nil, paramErr("shape", shape, "must be > 0 and finite (and != 1)")
 	}
 	if shape == 1 {
-		return nil, paramErr("shape", shape, "shape 1 is not supported: the Gray et al. sampler's alpha = 1/(1-shape) is infinite; use e.g. 0.99 or 1.01")
+		// LinkBench quirk §11.2-13 (Zipf with shape 1 is undefined): fixed in both modes, rejected (Java draws degenerate ids); zipf_exact supports it.
+		return nil, paramErr("shape", shape, "shape 1 is not supported by LinkBench's Zipf (the Gray et al. sampler's alpha = 1/(1-shape) is infinite); use zipf_exact, or e.g. 0.99 or 1.01")
 	}
 	z := &Zipf{min: min, max: max, n: max - min, shape: shape, scale: 1}
 	if hasMean {
@@ -179,7 +181,10 @@ func (z *Zipf) CDF(id int64) float64 {
 // Quantile is the Gray et al. inverse (reference §7.3): with uz = p*zetan,
 // min if uz < 1, min+1 if uz < 1 + 0.5^θ, else
 // min + (long)(n * (eta*p - eta + 1)^alpha), capped at max-1. (For a range
-// of one id the min+1 case returns min.)
+// of one id the min+1 case returns min.) The power is evaluated with the
+// fast plain-double power and redone with powJ (Java's Math.pow) only when
+// the product lies within its error bound of an integer, so the result is
+// LinkBench's bit for bit (see javaFloorMulPow).
 func (z *Zipf) Quantile(p float64) int64 {
 	uz := p * z.zetan
 	if uz < 1 {
@@ -193,7 +198,7 @@ func (z *Zipf) Quantile(p float64) int64 {
 	}
 	// float64() keeps the compiler from fusing eta*p - eta into an FMA
 	// (Java rounds the product).
-	off := javaLong(float64(z.n) * powJ(float64(z.eta*p)-z.eta+1, z.alpha))
+	off := javaFloorMulPow(float64(z.n), float64(z.eta*p)-z.eta+1, z.alpha)
 	if off >= z.n {
 		return z.max - 1
 	}
