@@ -2,10 +2,12 @@ package linkbench
 
 import (
 	"context"
+	"io"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/linkbench-go/linkbench/internal/testref"
 	"github.com/linkbench-go/linkbench/store/discard"
 )
 
@@ -91,5 +93,35 @@ func BenchmarkRequestSetup(b *testing.B) {
 		if _, err := Request(context.Background(), cfg, st); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkJavaRequest is BenchmarkRequest in the Java-compatible mode
+// (rng = java, java.util.Random, LinkBench's draw order) with the real
+// Distribution.dat.
+func BenchmarkJavaRequest(b *testing.B) {
+	cfg := benchConfig()
+	cfg.RNG = RNGJava
+	cfg.DataFile = testref.File(b, "Distribution.dat")
+	cfg.Requesters = 1
+	cfg.Requests = int64(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := Request(context.Background(), cfg, discard.New()); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkTracedRequest is BenchmarkRequest with every store call traced
+// (Tracer over store/discard, lines written to io.Discard).
+func BenchmarkTracedRequest(b *testing.B) {
+	cfg := benchConfig()
+	cfg.Requesters = 1
+	cfg.Requests = int64(b.N)
+	tr := NewTracer(io.Discard)
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := Request(context.Background(), cfg, tr.Wrap(discard.New())); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,35 @@ type DistConfig struct {
 	Spec     distributions.Spec
 	Set      bool
 }
+
+// RNGMode selects how a run draws its random numbers (the rng key).
+type RNGMode string
+
+// The random modes.
+const (
+	// RNGFast is the default mode: every random source is a
+	// pgregory.net/rand stream derived from the seed and the source's role
+	// (a load chunk, the node loader of a database, a requester), so a load
+	// is a pure function of (config, load_random_seed) for any number of
+	// loaders, and a requester's calls a pure function of (config,
+	// request_random_seed, requester index). The fixes of reference §11.2
+	// apply.
+	RNGFast RNGMode = "fast"
+	// RNGJava is the Java-compatible mode: java.util.Random sources seeded
+	// from a SHA1PRNG master as LinkBench seeds them (reference §5.1, §6.1,
+	// Appendix A), LinkBench's chunk order and draw order (Appendix B) and
+	// its quirks that shape the streams (§11.1, and §11.2-15 for the history
+	// cache), so that a run's store calls match the Java benchmark's with
+	// the same seeds call for call. As in Java, a load is reproducible only
+	// with loaders = 1 (all chunks share one generator), and REAL access
+	// distributions only with requesters = 1 (their cursors are shared). It
+	// needs LinkBench's real data file wherever the workload uses it (never
+	// the built-in model).
+	RNGJava RNGMode = "java"
+)
+
+// Java reports whether the mode is RNGJava.
+func (m RNGMode) Java() bool { return m == RNGJava }
 
 // DataGenKind names a payload generator.
 type DataGenKind string
@@ -196,6 +226,10 @@ type Config struct {
 	MultigetDistMax    int64         // link_multiget_dist_max (128)
 	NeverChange        bool          // never_change: the legacy (original 2011) workload rules (false)
 
+	// RNG is rng: the random mode, RNGFast (the default) or RNGJava (draw
+	// for draw LinkBench's streams). "" means RNGFast.
+	RNG RNGMode
+
 	// Databases.
 
 	DBPrefix string    // dbprefix: database name prefix; databases are dbprefix0.. ("linkdb")
@@ -228,6 +262,10 @@ type Config struct {
 	// SourceFiles lists the files the configuration was read from (the
 	// main file first), for reports; ParseProperties fills it.
 	SourceFiles []string
+
+	// hooks, set only by this package's tests, replace the Java mode's
+	// master-seeded sources and chunk list.
+	hooks *javaHooks
 }
 
 // DefaultConfig returns the configuration of the maintained LinkBench fork
@@ -266,7 +304,7 @@ func DefaultConfig() Config {
 		Requesters:        100,
 		Requests:          500000,
 		MaxTime:           100000 * time.Second,
-		MaxFailedRequests: 100,
+		MaxFailedRequests: 100, // Quirk §11.2-11 (0 when the key is absent): fixed, the shipped 100 is the default.
 		Mix: Mix{AddLink: 5.35038, DeleteLink: 0.98401, UpdateLink: 4.75589, CountLink: 4.27898,
 			GetLink: 12.14725, GetLinkList: 22.57039, GetNode: 43.9869, AddNode: 2.61198,
 			UpdateNode: 3.06256, DeleteNode: 0.25166},
@@ -285,6 +323,8 @@ func DefaultConfig() Config {
 			Spec: distributions.Spec{Kind: distributions.KindGeometric, Prob: 0.382}, Set: true},
 		MultigetDistMin: 1,
 		MultigetDistMax: 128,
+
+		RNG: RNGFast,
 
 		DBPrefix: "linkdb",
 		DBCount:  1,
@@ -370,6 +410,8 @@ func (c *Config) Validate() error {
 		return bad("hdr_histogram_accuracy", c.HDRAccuracy, "must be in 1..5 significant digits")
 	case c.HDRMaxLatency < 1000:
 		return bad("hdr_histogram_max_latency", c.HDRMaxLatency, "must be >= 1000 us")
+	case c.RNG != "" && c.RNG != RNGFast && c.RNG != RNGJava:
+		return bad("rng", c.RNG, "must be fast or java")
 	}
 	if _, err := parseLogLevel(c.DebugLevel); err != nil {
 		return bad("debuglevel", c.DebugLevel, err.Error())
@@ -500,4 +542,142 @@ func (c *Config) logger() *slog.Logger {
 		return c.Logger
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// Properties returns the configuration as LinkBench key/value pairs, the
+// keys in a fixed order (graph and load, out-degree and payloads, request
+// phase, databases, reporting, store), values as ParseProperties would
+// read them back: every typed field, a seed only when set, a distribution's
+// parameters only when non-zero, never the password. Line is 0.
+func (c *Config) Properties() []Property {
+	var p []Property
+	add := func(k, v string) { p = append(p, Property{Key: k, Value: v}) }
+	i64 := func(k string, v int64) { add(k, strconv.FormatInt(v, 10)) }
+	f64 := func(k string, v float64) { add(k, strconv.FormatFloat(v, 'g', -1, 64)) }
+	boolean := func(k string, v bool) { add(k, strconv.FormatBool(v)) }
+	secs := func(k string, d time.Duration) { i64(k, int64(d/time.Second)) }
+	seed := func(k string, s Seed) {
+		if s.Set {
+			i64(k, s.Value)
+		}
+	}
+	dist := func(prefix, fnKey string, d DistConfig) {
+		if !d.Set {
+			return
+		}
+		switch fnKey {
+		case "":
+			add(prefix+"function", d.Function)
+		case "-": // nlinks_: the function is nlinks_func
+		default:
+			add(fnKey, d.Function)
+		}
+		s := d.Spec
+		for _, kv := range []struct {
+			k string
+			v float64
+		}{{"shape", s.Shape}, {"prob", s.Prob}, {"median", s.Median}, {"sigma", s.Sigma}} {
+			if kv.v != 0 {
+				f64(prefix+kv.k, kv.v)
+			}
+		}
+		if s.HasMean {
+			f64(prefix+"mean", s.Mean)
+		}
+		if s.Config != 0 {
+			i64(prefix+"config", s.Config)
+		}
+		if s.RealDist != distributions.SectionNone {
+			add(prefix+"realdist", s.RealDist.String())
+		}
+	}
+	gen := func(k string, g DataGenConfig) {
+		if !g.Set {
+			return
+		}
+		add(k, string(g.Kind))
+		i64(k+"_startbyte", int64(g.StartByte))
+		i64(k+"_endbyte", int64(g.EndByte))
+		if g.Kind == DataGenMotif {
+			f64(k+"_uniqueness", g.Uniqueness)
+		}
+	}
+
+	i64("startid1", c.StartID1)
+	i64("maxid1", c.MaxID1)
+	i64("loaders", int64(c.Loaders))
+	boolean("generate_nodes", c.GenerateNodes)
+	i64("loader_chunk_size", c.LoaderChunkSize)
+	i64("bulk_insert_count", int64(c.BulkInsertCount))
+	i64("bulk_insert_kb", int64(c.BulkInsertKB))
+	seed("load_random_seed", c.LoadRandomSeed)
+	rng := c.RNG
+	if rng == "" {
+		rng = RNGFast
+	}
+	add("rng", string(rng))
+
+	add("data_file", c.DataFile)
+	i64("link_type_count", c.LinkTypeCount)
+	add("nlinks_func", c.NLinksFunc)
+	dist("nlinks_", "-", c.NLinks)
+	i64("nlinks_config", c.NLinksConfig)
+	i64("nlinks_default", c.NLinksDefault)
+	i64("randomid2max", c.RandomID2Max)
+	f64("link_datasize", c.LinkDataSize)
+	f64("node_datasize", c.NodeDataSize)
+	gen("link_add_datagen", c.LinkAddData)
+	gen("link_up_datagen", c.LinkUpData)
+	gen("node_add_datagen", c.NodeAddData)
+	gen("node_up_datagen", c.NodeUpData)
+
+	i64("requesters", int64(c.Requesters))
+	i64("requests", c.Requests)
+	f64("requestrate", c.RequestRate)
+	secs("maxtime", c.MaxTime)
+	secs("warmup_time", c.WarmupTime)
+	i64("max_failed_requests", c.MaxFailedRequests)
+	seed("request_random_seed", c.RequestRandomSeed)
+	for i, s := range c.Mix.shares() {
+		f64(mixKeys[i], *s)
+	}
+	f64("getlinklist_history", c.GetLinkListHistory)
+	i64("id2gen_config", int64(c.ID2GenConfig))
+	dist("read_", "", c.Read)
+	dist("read_uncorr_", "", c.ReadUncorr)
+	f64("read_uncorr_blend", c.ReadUncorrBlend)
+	dist("write_", "", c.Write)
+	dist("node_read_", "", c.NodeRead)
+	dist("node_update_", "", c.NodeUpdate)
+	dist("node_delete_", "", c.NodeDelete)
+	dist("link_multiget_dist_", "link_multiget_dist", c.MultigetDist)
+	i64("link_multiget_dist_min", c.MultigetDistMin)
+	i64("link_multiget_dist_max", c.MultigetDistMax)
+	boolean("never_change", c.NeverChange)
+
+	add("dbprefix", c.DBPrefix)
+	i64("dbcount", int64(c.DBCount))
+	add("dbload", formatFloats(c.DBLoad))
+
+	secs("progressfreq", c.ProgressFreq)
+	secs("displayfreq", c.DisplayFreq)
+	i64("load_progress_interval", c.LoadProgressInterval)
+	i64("req_progress_interval", c.ReqProgressInterval)
+	i64("maxsamples", c.MaxSamples)
+	i64("hdr_histogram_accuracy", int64(c.HDRAccuracy))
+	i64("hdr_histogram_max_latency", c.HDRMaxLatency)
+	add("debuglevel", c.DebugLevel)
+
+	st := &c.Store
+	for _, kv := range [][2]string{{"linkstore", st.LinkStore}, {"nodestore", st.NodeStore}, {"host", st.Host},
+		{"user", st.User}, {"dbid", st.DBID}, {"linktable", st.LinkTable}, {"counttable", st.CountTable},
+		{"nodetable", st.NodeTable}, {"engine", st.Engine}} {
+		if kv[1] != "" {
+			add(kv[0], kv[1])
+		}
+	}
+	i64("port", int64(st.Port))
+	boolean("check_count", st.CheckCount)
+	boolean("mysql_disable_binlog_load", st.DisableBinlogLoad)
+	return p
 }

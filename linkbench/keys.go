@@ -212,6 +212,7 @@ func dataGenKeys(gen string, f func(*Config) *DataGenConfig) []keyDef {
 		intKey(gen+"_startbyte", func(c *Config) *int { return &f(c).StartByte }),
 		intKey(gen+"_endbyte", func(c *Config) *int { return &f(c).EndByte }),
 		floatKey(gen+"_uniqueness", func(c *Config) *float64 { return &f(c).Uniqueness }),
+		// Quirk §11.1-6 (motif buffer fixed at 512 bytes): kept in both modes.
 		ignoredKey(gen+"_motif_length", "LinkBench never reads it: the motif buffer is always 512 bytes"),
 	}
 }
@@ -230,6 +231,7 @@ func allKeys() map[string]keyDef {
 		boolKey("generate_nodes", func(c *Config) *bool { return &c.GenerateNodes }),
 		int64Key("loader_chunk_size", func(c *Config) *int64 { return &c.LoaderChunkSize }),
 		intKey("bulk_insert_count", func(c *Config) *int { return &c.BulkInsertCount }),
+		// Quirk §11.2-18 (keys documented as MySQL_...): both spellings accepted.
 		intKey("mysql_bulk_insert_batch", func(c *Config) *int { return &c.BulkInsertCount }),
 		intKey("MySQL_bulk_insert_batch", func(c *Config) *int { return &c.BulkInsertCount }),
 		intKey("bulk_insert_kb", func(c *Config) *int { return &c.BulkInsertKB }),
@@ -242,8 +244,8 @@ func allKeys() map[string]keyDef {
 		int64Key("randomid2max", func(c *Config) *int64 { return &c.RandomID2Max }),
 		floatKey("link_datasize", func(c *Config) *float64 { return &c.LinkDataSize }),
 		floatKey("node_datasize", func(c *Config) *float64 { return &c.NodeDataSize }),
-		// LinkBench's LogNormal and Geometric read these unprefixed keys by
-		// mistake (reference §11.2-19); accepted, without effect.
+		// Quirk §11.2-19 (LogNormal and Geometric read the unprefixed keys
+		// median, sigma, mean): fixed in both modes; accepted, without effect.
 		ignoredKey("median", "LinkBench's LogNormalDistribution reads it by mistake; use <prefix>median"),
 		ignoredKey("sigma", "LinkBench's LogNormalDistribution reads it by mistake; use <prefix>sigma"),
 		ignoredKey("mean", "LinkBench's GeometricDistribution tests it by mistake; use <prefix>mean"),
@@ -262,6 +264,7 @@ func allKeys() map[string]keyDef {
 		}},
 		int64Key("max_failed_requests", func(c *Config) *int64 { return &c.MaxFailedRequests }),
 		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }),
+		// Quirk §11.1-2 (getlinklist_history is a percentage): kept in both modes.
 		floatKey("getlinklist_history", func(c *Config) *float64 { return &c.GetLinkListHistory }),
 		intKey("id2gen_config", func(c *Config) *int { return &c.ID2GenConfig }),
 		floatKey("read_uncorr_blend", func(c *Config) *float64 { return &c.ReadUncorrBlend }),
@@ -269,6 +272,17 @@ func allKeys() map[string]keyDef {
 		int64Key("link_multiget_dist_min", func(c *Config) *int64 { return &c.MultigetDistMin }),
 		int64Key("link_multiget_dist_max", func(c *Config) *int64 { return &c.MultigetDistMax }),
 		boolKey("never_change", func(c *Config) *bool { return &c.NeverChange }),
+		{name: "rng", set: func(c *Config, k, v string) error {
+			switch strings.ToLower(v) {
+			case "fast":
+				c.RNG = RNGFast
+			case "java":
+				c.RNG = RNGJava
+			default:
+				return &ConfigError{Key: k, Value: v, Reason: "must be fast or java"}
+			}
+			return nil
+		}},
 
 		// Databases.
 		stringKey("dbprefix", func(c *Config) *string { return &c.DBPrefix }),

@@ -36,6 +36,18 @@ var ErrLoadVerify = errors.New("load verification failed")
 // the configuration and load_random_seed, whatever the number of loaders
 // and their timing.
 //
+// With rng = java (Config.RNG == RNGJava) the load draws instead as
+// LinkBench does (reference §5.1-§5.5, Appendix A.2 and B): a SHA1PRNG
+// master seeded with load_random_seed, whose first nextLong is discarded,
+// gives the node loader new Random(master.nextLong()) when generate_nodes
+// is set, then one new Random(master.nextLong()) that all chunks share;
+// chunks are taken in LinkBench's order (each database's chunks from the
+// highest id down), each loader keeps one payload generator whose motif
+// buffer is built by the first fill, and each link draws its id2 (when
+// randomid2max > 0), size, payload and time in that order. As in Java, such
+// a load is reproducible only with loaders = 1: with more, loaders race for
+// chunks and for the shared generator (quirk §11.2-24, kept in this mode).
+//
 // When st implements store.BulkLinkLoader (store.BulkNodeLoader), links
 // and count rows (nodes) are sent in batches of bulk_insert_count rows,
 // never an empty batch; otherwise AddLink (AddNode) is called per row.
@@ -63,14 +75,32 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 
 	chunk := cfg.LoaderChunkSize
 	numChunks := (w.n + chunk - 1) / chunk
-	order := newChunkOrder(w, numChunks)
-	total := order.len() * int64(cfg.DBCount)
+	// Quirk §11.2-26 (single-association mode when maxid1 = startid1 + 1,
+	// with null payloads and inconsistent ids): fixed in both modes, such a
+	// graph is loaded and requested like any other.
+	var (
+		order *chunkOrder
+		jl    *javaLoadSources
+	)
+	if cfg.RNG.Java() {
+		// Quirk §11.2-2 (straggler: chunks queued highest first, the giant
+		// list late): kept in Java mode, fixed (heaviest first) in fast mode.
+		jl = newJavaLoadSources(&cfg, seed)
+	} else {
+		order = newChunkOrder(w, numChunks)
+	}
+	total := numChunks * int64(cfg.DBCount)
+	if jl != nil && jl.chunks != nil {
+		total = int64(len(jl.chunks))
+	}
 
 	bulkLinks, _ := st.(store.BulkLinkLoader)
 	nodeWorkers := 0
 	if cfg.GenerateNodes {
 		nodeWorkers = 1
 	}
+	// Quirk §11.2-5 (histograms shared between threads without locking):
+	// fixed in both modes, one recorder per worker, merged at the end.
 	recs := make([]*stats.Recorder, cfg.Loaders+nodeWorkers)
 	for i := range recs {
 		if recs[i], err = stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy}); err != nil {
@@ -81,6 +111,9 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	for i := range loaders {
 		if loaders[i], err = newLinkLoader(w, i, seed, stores, recs[i]); err != nil {
 			return nil, err
+		}
+		if jl != nil {
+			loaders[i].src = jl.chunkSrc
 		}
 		if bulkLinks != nil {
 			loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
@@ -94,8 +127,14 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		if nl, err = newNodeLoader(w, seed, stores, recs[len(recs)-1]); err != nil {
 			return nil, err
 		}
+		if jl != nil {
+			nl.src = jl.nodeSrc
+		}
 	}
 
+	if tr := traceOf(st); tr != nil {
+		tr.Comment(fmt.Sprintf("load load_random_seed=%d rng=%s loaders=%d maxid1=%d", seed, rngName(cfg.RNG), cfg.Loaders, cfg.MaxID1))
+	}
 	log.Info("starting load", "loaders", cfg.Loaders, "generate_nodes", cfg.GenerateNodes,
 		"maxid1", cfg.MaxID1, "load_random_seed", seed, "out-degree", w.outDegreeSource)
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
@@ -114,10 +153,20 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				db := int(k / order.len())
-				c := order.at(k % order.len())
-				lo := cfg.StartID1 + c*chunk
-				hi := min(lo+chunk, cfg.MaxID1)
+				var db int
+				var c, lo, hi int64
+				switch {
+				case jl != nil && jl.chunks != nil: // test hook: given id1 ranges of database 0
+					c, lo, hi = k, jl.chunks[k][0], jl.chunks[k][1]
+				case jl != nil: // LinkBench's queues: per database, highest chunk first
+					db, c = int(k/numChunks), numChunks-1-k%numChunks
+				default:
+					db, c = int(k/order.len()), order.at(k%order.len())
+				}
+				if jl == nil || jl.chunks == nil {
+					lo = cfg.StartID1 + c*chunk
+					hi = min(lo+chunk, cfg.MaxID1)
+				}
 				if err := ll.chunk(gctx, db, c, lo, hi); err != nil {
 					return err
 				}
@@ -275,8 +324,12 @@ type linkLoader struct {
 	gen       distributions.DataGen
 	batchSize int
 
+	// src is the random source of the current chunk: rng in fast mode, the
+	// source all chunks share in Java mode.
+	src distributions.Source
+	rng *rand.Rand
+
 	// Per-chunk state.
-	rng        *rand.Rand
 	db         int
 	nowMs      int64
 	chunkLinks int64
@@ -324,9 +377,14 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 		ll.linksDB = db
 	}
 	ll.db = db
-	ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db)<<40|uint64(c))
-	// Each chunk rebuilds the generator's lazy state from its own stream.
-	ll.gen.Reset()
+	if !ll.w.cfg.RNG.Java() {
+		ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db)<<40|uint64(c))
+		ll.src = ll.rng
+		// Each chunk rebuilds the generator's lazy state from its own stream
+		// (Java mode: one generator per loader, its motif buffer built by
+		// the first fill from the shared source, as in LinkBench).
+		ll.gen.Reset()
+	}
 	ll.nowMs = ll.w.cfg.now().UnixMilli()
 	ll.chunkLinks, ll.chunkCounts = 0, 0
 	for id1 := lo; id1 < hi; id1++ {
@@ -342,6 +400,8 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 // payload and time drawn in LinkBench's order (reference Appendix B).
 func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 	w := ll.w
+	// Quirk §11.1-4 (default rules drop the remainder of tot/ltc and give
+	// every type a link; legacy rules over-allocate): kept in both modes.
 	ll.perType = ll.chooser.LinkCounts(id1, ll.perType[:0])
 	bulk := ll.bulkLinks != nil && ll.bulkLinks[ll.db] != nil
 	for t, k := range ll.perType {
@@ -362,12 +422,13 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 				l = &ll.oneLink
 			}
 			l.ID1, l.LinkType, l.Visibility, l.Version = id1, linkType, store.VisibilityDefault, 0
-			l.ID2 = ll.chooser.ChooseForLoad(ll.rng, id1, linkType, j)
-			size := int(w.linkSize.Choose(ll.rng))
-			l.Data = ll.gen.Fill(ll.rng, grow(l.Data, size))
-			// Load-phase times: uniform in [now - 2^32, now - 1] ms, as
-			// LinkBench's now - 2^31 + nextInt() (reference §5.3).
-			l.Time = ll.nowMs - (1 << 31) + int64(int32(ll.rng.Uint32()))
+			// Draw order of reference Appendix B: [id2], size, payload, time.
+			l.ID2 = ll.chooser.ChooseForLoad(ll.src, id1, linkType, j)
+			size := int(w.linkSize.Choose(ll.src))
+			l.Data = ll.gen.Fill(ll.src, grow(l.Data, size))
+			// Quirk §11.1-8 (load times now - 2^31 + nextInt(), up to ~49.7
+			// days back): kept in both modes.
+			l.Time = ll.nowMs - (1 << 31) + int64(int32(ll.src.Uint32()))
 			newest = max(newest, l.Time)
 			if !bulk {
 				if err := ll.addLink(ctx, l); err != nil {
@@ -389,16 +450,24 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 }
 
 func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
+	// Quirk §11.2-1 (load latencies in ns where us were expected): fixed in
+	// both modes (microseconds everywhere).
 	t0 := time.Now()
 	_, err := ll.stores[ll.db].AddLink(ctx, *l, true)
 	us := time.Since(t0).Microseconds()
 	if err != nil {
 		ll.rec.Record(stats.LoadLink, stats.Error, us)
+		// Quirk §11.2-11 (LinkBench exits the process on a load error, or
+		// with never_change logs it and goes on): fixed in both modes, Load
+		// stops and returns the error.
 		return fmt.Errorf("load: AddLink id1=%d link_type=%d id2=%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
 	ll.rec.Record(stats.LoadLink, stats.Success, us)
 	ll.linksLoaded++
-	ll.countsLoaded++ // LinkBench counts one count row per row-by-row link (§5.7)
+	// Quirk §11.2-23 (one "count" per row-by-row link; LinkBench times only
+	// the last link of each (id1, type)): the count kept in both modes, every
+	// link timed in both modes (statistics only, not the streams).
+	ll.countsLoaded++
 	ll.chunkCounts++
 	return nil
 }
@@ -463,6 +532,7 @@ func grow(b []byte, n int) []byte {
 type nodeLoader struct {
 	w      *workload
 	seed   int64
+	src    distributions.Source // Java mode: the node loader's Random, for every database
 	stores []store.Store
 	rec    *stats.Recorder
 	gen    distributions.DataGen
@@ -487,8 +557,13 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 			return fmt.Errorf("load: ResetNodeStore: %w", err)
 		}
 		bulk, _ := st.(store.BulkNodeLoader)
-		rng := rand.New(uint64(nl.seed), streamNodes, uint64(db))
-		nl.gen.Reset()
+		rng := nl.src
+		if rng == nil {
+			// Fast mode: one stream per database. (Java mode: one Random and
+			// one generator continue across databases, as in LinkBench.)
+			rng = rand.New(uint64(nl.seed), streamNodes, uint64(db))
+			nl.gen.Reset()
+		}
 		nowSec := int32(cfg.now().Unix())
 		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
 			if id&1023 == 0 {
@@ -518,6 +593,8 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 
 func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.BulkNodeLoader) error {
 	nl.bytes = 0
+	// Quirk §11.2-8 (LinkBench's final flush sends an empty batch): fixed
+	// in both modes (no store call; it draws nothing).
 	if len(nl.nodes) == 0 {
 		return nil
 	}

@@ -17,11 +17,21 @@ func (c *Config) Profile() string {
 	return "default (never_change=false: maintained LinkBench fork rules)"
 }
 
+// RNGDescription names the random mode in effect (the rng key), for
+// report headers.
+func (c *Config) RNGDescription() string {
+	if c.RNG.Java() {
+		return "java (rng=java: java.util.Random streams seeded by SHA1PRNG, LinkBench's draw order)"
+	}
+	return "fast (rng=fast: pgregory.net/rand streams per chunk and requester)"
+}
+
 // header lists the settings a reader needs to interpret a phase's report.
 func (w *workload) header(seed int64, seedKey string) []stats.KV {
 	c := &w.cfg
 	kv := []stats.KV{
 		{Key: "workload profile", Value: c.Profile()},
+		{Key: "random mode", Value: c.RNGDescription()},
 		{Key: seedKey, Value: fmt.Sprint(seed)},
 		{Key: "id1 range", Value: fmt.Sprintf("startid1=%d maxid1=%d (%d ids)", c.StartID1, c.MaxID1, w.n)},
 		{Key: "out-degree", Value: w.outDegreeSource},

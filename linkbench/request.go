@@ -29,8 +29,8 @@ var ErrRequesterAborted = errors.New("requester aborted: too many failed request
 const historyLimit = 2048
 
 // streamOps are the operations a requester writes to -csvstream: the
-// request operations and RANGE_SIZE (LinkBench omits DELETE_LINK there,
-// reference §11.2-17; it is included here).
+// request operations and RANGE_SIZE. Quirk §11.2-17 (DELETE_LINK missing
+// from the per-thread display): fixed in both modes, it is included.
 var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLink, stats.UpdateLink,
 	stats.AddLink, stats.DeleteLink, stats.RangeSize, stats.AddNode, stats.UpdateNode, stats.DeleteNode,
 	stats.GetNode}
@@ -50,6 +50,19 @@ var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLi
 // returns its report with an error wrapping ErrRequesterAborted. With
 // requestrate > 0 latency is measured from each request's scheduled send
 // time (no coordinated omission) and the service time is kept apart.
+//
+// With rng = java (Config.RNG == RNGJava) the requesters draw as
+// LinkBench's do (reference §6.1-§6.9, Appendix A.2 and B): a SHA1PRNG
+// master seeded with request_random_seed, its first nextLong discarded,
+// gives requester i new Random(master.nextLong()) in order; each requester
+// discards one nextLong at start, then per request draws the database
+// (nextDouble, even with one database), the send time when requestrate > 0
+// (Math.round(-ln(U)/rate)), the operation with LinkBench's inclusive
+// comparison (a draw above the last cumulative share is a failed request
+// without a store call), and the operation's draws in LinkBench's order;
+// the history cache keeps LinkBench's stale index keys (§11.2-15) and REAL
+// access distributions use LinkBench's shared cursors (§11.1-7), so they
+// are reproducible only with requesters = 1.
 //
 // Errors: *ConfigError before anything is sent; ErrRequesterAborted; ctx's
 // error when cancelled (the report then covers what was done).
@@ -80,14 +93,25 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	}
 	reqs := make([]*requester, cfg.Requesters)
 	recs := make([]*stats.Recorder, cfg.Requesters)
+	var javaSeeds []int64
+	if cfg.RNG.Java() {
+		javaSeeds = javaRequesterSeeds(&cfg, seed)
+	}
 	for i := range reqs {
-		if reqs[i], err = newRequester(w, i, seed, stores); err != nil {
+		s := seed
+		if javaSeeds != nil {
+			s = javaSeeds[i]
+		}
+		if reqs[i], err = newRequester(w, i, s, stores); err != nil {
 			return nil, err
 		}
 		recs[i] = reqs[i].rec
 	}
 	prog := &requestProgress{total: cfg.Requests * int64(cfg.Requesters), interval: cfg.ReqProgressInterval,
 		maxTime: cfg.MaxTime, log: log}
+	if tr := traceOf(st); tr != nil {
+		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d", seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests))
+	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
 
@@ -162,9 +186,14 @@ func (p *requestProgress) add(n int64) {
 // requester is one request worker: its own random stream, recorder,
 // payload generators, id2 chooser, history cache and buffers.
 type requester struct {
-	w      *workload
-	id     int
+	w  *workload
+	id int
+	// The random source: rng (fast mode) or jr (Java mode), and src, the
+	// same as a distributions.Source. float64 and int31n call the concrete
+	// type directly.
 	rng    *rand.Rand
+	jr     *distributions.JavaRandom
+	src    distributions.Source
 	rec    *stats.Recorder
 	stores []store.Store
 	dbCum  []float64 // cumulative dbload, percent
@@ -188,6 +217,24 @@ type requester struct {
 	lastErr              error
 }
 
+// float64 is the source's Float64 (Java nextDouble).
+func (r *requester) float64() float64 {
+	if r.jr != nil {
+		return r.jr.Float64()
+	}
+	return r.rng.Float64()
+}
+
+// int31n is the source's Int31n (Java nextInt(n)).
+func (r *requester) int31n(n int32) int32 {
+	if r.jr != nil {
+		return r.jr.Int31n(n)
+	}
+	return r.rng.Int31n(n)
+}
+
+// newRequester builds requester i. seed is request_random_seed in fast
+// mode, and the seed of the requester's java.util.Random in Java mode.
 func newRequester(w *workload, i int, seed int64, stores []store.Store) (*requester, error) {
 	cfg := &w.cfg
 	rec, err := stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy,
@@ -199,10 +246,20 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 	if err != nil {
 		return nil, err
 	}
-	r := &requester{w: w, id: i, rng: rand.New(uint64(seed), streamRequester, uint64(i)), rec: rec,
+	r := &requester{w: w, id: i, rec: rec,
 		stores: stores, chooser: ch, ltc: int32(cfg.LinkTypeCount), lastNodeID: cfg.StartID1,
 		id2s: make([]int64, 0, 16), links: make([]store.Link, 0, 16)}
+	if cfg.RNG.Java() {
+		r.jr = distributions.NewJavaRandom(seed)
+		r.src = r.jr
+	} else {
+		r.rng = rand.New(uint64(seed), streamRequester, uint64(i))
+		r.src = r.rng
+	}
+	// Quirk §11.2-15 (history cache keeps stale index keys): kept in Java
+	// mode, fixed in fast mode.
 	r.hist.init()
+	r.hist.staleKeys = cfg.RNG.Java()
 	if r.linkAdd, err = newDataGen("link_add_datagen", cfg.LinkAddData); err != nil {
 		return nil, err
 	}
@@ -221,14 +278,21 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 	r.dbCum = make([]float64, cfg.DBCount)
 	sum := 0.0
 	for d := range r.dbCum {
-		if len(cfg.DBLoad) > 0 {
+		switch {
+		case len(cfg.DBLoad) > 0:
 			sum += cfg.DBLoad[d]
-		} else {
+		case cfg.RNG.Java():
+			// LinkBench's equal shares: 100/dbcount in integer arithmetic,
+			// the last one raised to 100.
+			sum = float64(100 / cfg.DBCount * (d + 1))
+		default:
 			sum = 100 * float64(d+1) / float64(cfg.DBCount)
 		}
 		r.dbCum[d] = sum
 	}
-	r.dbCum[len(r.dbCum)-1] = 100
+	if !cfg.RNG.Java() || len(cfg.DBLoad) == 0 {
+		r.dbCum[len(r.dbCum)-1] = 100
+	}
 	return r, nil
 }
 
@@ -250,15 +314,23 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 	var timer *time.Timer
 	next := int64(time.Since(base)) // scheduled send time (open loop), ns since base
 	r.nowMs = baseMs + next/1e6
+	java := cfg.RNG.Java()
+	if java {
+		// Quirk §11.1-11 (the nextLong a requester spends on a debug message
+		// at start): kept in Java mode.
+		r.jr.Uint64()
+	}
 
 	for r.requestsDone < cfg.Requests {
 		if ctx.Err() != nil {
 			break
 		}
-		// Database choice: one draw per request, as the maintained fork.
+		// Database choice: one draw per request, as the maintained fork
+		// (quirk §11.1-11, kept in both modes), the first database whose
+		// cumulative share is > x (fast) or >= x (Java).
 		db := 0
-		if x := r.rng.Float64() * 100; len(r.dbCum) > 1 {
-			for db < len(r.dbCum)-1 && x >= r.dbCum[db] {
+		if x := r.float64() * 100; len(r.dbCum) > 1 {
+			for db < len(r.dbCum)-1 && (x > r.dbCum[db] || !java && x == r.dbCum[db]) {
 				db++
 			}
 		}
@@ -267,8 +339,15 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 			// Exponential inter-arrival times (Poisson arrivals at
 			// requestrate per second), open loop: a late request does not
 			// delay the schedule. 1-U avoids ln(0).
-			next += int64(math.Round(-math.Log(1-r.rng.Float64()) / rateNs))
+			if java {
+				// LinkBench: Math.round(-ln(U) / rate), U = nextDouble.
+				next += javaRound(-math.Log(r.float64()) / rateNs)
+			} else {
+				next += int64(math.Round(-math.Log(1-r.float64()) / rateNs))
+			}
 			scheduled = next
+			// Quirk §11.2-25 (Timer.waitUntil's odd nanosecond argument):
+			// not reproduced (harmless), a timer waits for the send time.
 			if wait := next - int64(time.Since(base)); wait > 0 {
 				if timer == nil {
 					timer = time.NewTimer(time.Duration(wait))
@@ -284,25 +363,52 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 				}
 			}
 		}
-		op := r.pickOp()
+		var (
+			op         stats.Op
+			outcome    stats.Outcome
+			start, end int64
+			err        error
+			noOp       bool
+		)
+		if java {
+			op, noOp = r.pickOpJava()
+		} else {
+			op = r.pickOp()
+		}
 		r.recording = warmupDone
-		outcome, start, end, err := r.do(ctx, op, db, base)
+		if noOp {
+			// LinkBench's "No-op in requester: last probability < 1.0": a
+			// failed request without a store call (Java mode only).
+			start = int64(time.Since(base))
+			end, err = start, errNoOp
+		} else {
+			outcome, start, end, err = r.do(ctx, op, db, base)
+		}
 		if err != nil && ctx.Err() != nil {
 			break // cancelled: the interrupted request is neither done nor failed
 		}
 		r.nowMs = baseMs + end/1e6
-		if warmupDone {
+		if warmupDone && !noOp {
 			us := (end - start) / 1000
 			if rateNs > 0 {
+				// Quirk §11.2-3 (coordinated omission): fixed in both modes,
+				// latency from the scheduled send, service time kept apart.
 				r.rec.RecordService(op, us)
 				us = (end - scheduled) / 1000
 			}
 			r.rec.Record(op, outcome, us)
 		}
 		if err != nil {
+			// Quirk §11.2-11 (LinkBench exits the process on a request error
+			// unless never_change): fixed in both modes, the failure is
+			// counted and the requester stops after max_failed_requests.
 			r.errors++
-			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, op, err)
-			r.w.cfg.logger().Warn("request failed", "requester", r.id, "op", op.String(), "err", err)
+			opName := op.String()
+			if noOp {
+				opName = "no-op"
+			}
+			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, opName, err)
+			r.w.cfg.logger().Warn("request failed", "requester", r.id, "op", opName, "err", err)
 			if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
 				r.w.cfg.logger().Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
 					r.id, r.errors, r.requestsDone))
@@ -311,7 +417,8 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 			}
 		}
 		if warmupDone {
-			// LinkBench counts failed requests as done (reference §6.3).
+			// LinkBench counts failed requests as done (reference §6.3; quirk
+			// §11.2-11, kept in both modes).
 			r.requestsDone++
 			sinceUpdate++
 			if sinceUpdate >= 250 {
@@ -345,9 +452,11 @@ func (r *requester) writeInterval(base time.Time, from, to int64) {
 
 // pickOp draws the operation: the first whose cumulative share exceeds
 // U*100 (strictly, so that an operation with share 0 is never chosen; the
-// last threshold is 100 whatever rounding did to the sum).
+// last threshold is 100 whatever rounding did to the sum). LinkBench's
+// inclusive comparison and no-op failure are kept in Java mode only
+// (pickOpJava).
 func (r *requester) pickOp() stats.Op {
-	x := r.rng.Float64() * 100
+	x := r.float64() * 100
 	t := &r.w.thresholds
 	for i := 0; i < 9; i++ {
 		if x < t[i] {
@@ -357,24 +466,48 @@ func (r *requester) pickOp() stats.Op {
 	return opOrder[9]
 }
 
+// errNoOp is the failure of a Java-mode request whose op draw exceeds the
+// last cumulative share (possible only through rounding of the mix sum).
+var errNoOp = errors.New("no-op in requester: last probability < 1.0")
+
+// pickOpJava draws the operation as LinkBench does (reference §6.4): the
+// first whose cumulative share c satisfies U*100 <= c (inclusive, so an
+// operation of share 0 is chosen when U*100 equals the previous share);
+// noOp when U*100 exceeds the last cumulative share.
+func (r *requester) pickOpJava() (op stats.Op, noOp bool) {
+	return javaOpFor(r.jr.Float64()*100, &r.w.thresholds)
+}
+
+// javaOpFor is the operation of draw x (in [0, 100)) for cumulative
+// shares t, LinkBench's comparison (see pickOpJava).
+func javaOpFor(x float64, t *[10]float64) (op stats.Op, noOp bool) {
+	for i, c := range t {
+		if x <= c {
+			return opOrder[i], false
+		}
+	}
+	return 0, true
+}
+
 // opOrder is the op of each cumulative threshold (LinkBench's order).
 var opOrder = [10]stats.Op{stats.AddLink, stats.DeleteLink, stats.UpdateLink, stats.CountLink,
 	stats.MultigetLink, stats.GetLinksList, stats.AddNode, stats.UpdateNode, stats.DeleteNode, stats.GetNode}
 
 // linkID1 chooses the id1 of a link operation: the uncorrelated
 // distribution with probability read_uncorr_blend/100 (for writes too:
-// quirk §11.1-1), else the correlated one (reference §6.6).
+// quirk §11.1-1, kept in both modes), else the correlated one (reference
+// §6.6).
 func (r *requester) linkID1(correlated, uncorrelated *distributions.Access) int64 {
 	a := correlated
-	if uncorrelated != nil && r.rng.Float64() < r.w.blend {
+	if uncorrelated != nil && r.float64() < r.w.blend {
 		a = uncorrelated
 	}
 	// LinkBench passes the fresh request link's id1, which is 0.
-	return a.NextID(r.rng, 0)
+	return a.NextID(r.src, 0)
 }
 
 func (r *requester) linkType() int64 {
-	return store.DefaultLinkType + int64(r.rng.Int31n(r.ltc))
+	return store.DefaultLinkType + int64(r.int31n(r.ltc))
 }
 
 // do performs one request of kind op on database db. It returns the
@@ -392,13 +525,14 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 			p, gen = distributions.PUpdateExist, r.linkUp
 		}
 		l := &r.link
-		l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.rng, id1, t, p)
-		size := int(w.linkSize.Choose(r.rng))
-		l.Data = gen.Fill(r.rng, grow(l.Data, size))
+		l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.src, id1, t, p)
+		size := int(w.linkSize.Choose(r.src))
+		l.Data = gen.Fill(r.src, grow(l.Data, size))
 		l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.nowMs
 		start = int64(time.Since(base))
 		if op == stats.AddLink || w.cfg.NeverChange {
-			// The legacy workload performs UPDATE_LINK as addLink (§11.3).
+			// The legacy workload performs UPDATE_LINK as addLink (§11.3),
+			// in both modes.
 			_, err = st.AddLink(ctx, *l, true)
 		} else {
 			_, err = st.UpdateLink(ctx, *l, true)
@@ -407,7 +541,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 	case stats.DeleteLink:
 		id1 := r.linkID1(w.write, w.writeUncorr)
 		t := r.linkType()
-		id2 := r.chooser.ChooseForOp(r.rng, id1, t, distributions.PDeleteExist)
+		id2 := r.chooser.ChooseForOp(r.src, id1, t, distributions.PDeleteExist)
 		start = int64(time.Since(base))
 		var found bool
 		found, err = st.DeleteLink(ctx, id1, t, id2, true, false)
@@ -426,23 +560,27 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		t := r.linkType()
 		k := 1
 		if w.multiget != nil {
-			k = int(w.multiget.Choose(r.rng))
+			// Quirk §11.1-3 (Geometric multiget sizes never return min, mean
+			// ~3.62): kept in both modes.
+			k = int(w.multiget.Choose(r.src))
 		}
-		r.id2s = r.chooser.ChooseMultipleForOp(r.rng, id1, t, k, distributions.PGetExist, r.id2s[:0])
+		r.id2s = r.chooser.ChooseMultipleForOp(r.src, id1, t, k, distributions.PGetExist, r.id2s[:0])
 		start = int64(time.Since(base))
 		r.links, err = st.MultigetLinks(ctx, id1, t, r.id2s, r.links[:0])
 		end = int64(time.Since(base))
+		// Quirk §11.2-16 (a multiget counts as not found only when nothing
+		// is found): kept in both modes, a partial hit is a success.
 		if len(r.links) == 0 {
 			o = stats.Miss
 		}
 	case stats.GetLinksList:
 		// The history coin is always drawn first (reference §6.5).
-		h := r.rng.Float64()
+		h := r.float64()
 		var rg store.LinkRange
 		history := h < w.pHistory && r.hist.len() > 0
 		var c int
 		if history {
-			c = int(r.rng.Int31n(int32(r.hist.len())))
+			c = int(r.int31n(int32(r.hist.len())))
 			e := r.hist.entries[c]
 			rg = store.LinkRange{ID1: e.id1, LinkType: e.linkType, MinTime: 0, MaxTime: e.time,
 				Offset: 1, Limit: store.DefaultLimit}
@@ -464,27 +602,30 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 			if history {
 				r.hist.afterQuery(c, r.links)
 			} else if n >= store.DefaultLimit {
-				r.hist.add(r.rng, r.links[n-1])
+				r.hist.add(r.src, r.links[n-1])
 			}
 		}
 	case stats.AddNode:
 		n := &r.node
-		size := int(w.nodeSize.Choose(r.rng))
-		n.Data = r.nodeAdd.Fill(r.rng, grow(n.Data, size))
+		size := int(w.nodeSize.Choose(r.src))
+		n.Data = r.nodeAdd.Fill(r.src, grow(n.Data, size))
 		n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.nowMs/1000)
 		start = int64(time.Since(base))
 		var id int64
 		id, err = st.AddNode(ctx, *n)
 		end = int64(time.Since(base))
 		if err == nil {
+			// Quirk §11.1-10 (ids added by ADD_NODE are never read, updated
+			// or deleted): kept in both modes; the id only feeds ROUND_ROBIN.
 			r.lastNodeID = id
 		}
 	case stats.UpdateNode:
-		id := w.nodeUpdate.NextID(r.rng, r.lastNodeID)
+		id := w.nodeUpdate.NextID(r.src, r.lastNodeID)
 		n := &r.node
-		size := int(w.nodeSize.Choose(r.rng))
-		n.Data = r.nodeUp.Fill(r.rng, grow(n.Data, size))
-		// LinkBench writes version 2 on every update (quirk §11.1-9).
+		size := int(w.nodeSize.Choose(r.src))
+		n.Data = r.nodeUp.Fill(r.src, grow(n.Data, size))
+		// Quirk §11.1-9 (node updates write version 2, links version 0 and
+		// the current time): kept in both modes.
 		n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.nowMs/1000)
 		start = int64(time.Since(base))
 		var found bool
@@ -495,7 +636,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		}
 		r.lastNodeID = id
 	case stats.DeleteNode:
-		id := w.nodeDelete.NextID(r.rng, r.lastNodeID)
+		id := w.nodeDelete.NextID(r.src, r.lastNodeID)
 		start = int64(time.Since(base))
 		var found bool
 		found, err = st.DeleteNode(ctx, store.DefaultNodeType, id)
@@ -505,7 +646,9 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		}
 		r.lastNodeID = id
 	case stats.GetNode:
-		id := w.nodeRead.NextID(r.rng, r.lastNodeID)
+		// Quirk §11.2-17 (GET_NODE latency includes the id choice): fixed in
+		// both modes, only the store call is timed.
+		id := w.nodeRead.NextID(r.src, r.lastNodeID)
 		start = int64(time.Since(base))
 		var found bool
 		_, found, err = st.GetNode(ctx, store.DefaultNodeType, id)
@@ -524,10 +667,13 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 // history is a requester's list-tail cache (reference §6.9): the oldest
 // link returned by plain list queries that hit the 10000-link limit, so
 // that later queries can page further back. Unlike LinkBench, evicted and
-// removed entries are also removed from the index (fix of §11.2-15).
+// removed entries are also removed from the index (fix of §11.2-15),
+// except with staleKeys (Java mode), which keeps LinkBench's behaviour: an
+// evicted or removed key stays in the index, and is then never added again.
 type history struct {
-	entries []histEntry
-	index   map[histKey]int
+	entries   []histEntry
+	index     map[histKey]int
+	staleKeys bool
 }
 
 type histKey struct{ id1, linkType int64 }
@@ -543,7 +689,7 @@ func (h *history) init() {
 func (h *history) len() int { return len(h.entries) }
 
 // add remembers l, evicting a random entry when the cache is full.
-func (h *history) add(rng *rand.Rand, l store.Link) {
+func (h *history) add(rng distributions.Source, l store.Link) {
 	k := histKey{l.ID1, l.LinkType}
 	if _, ok := h.index[k]; ok {
 		return
@@ -556,7 +702,9 @@ func (h *history) add(rng *rand.Rand, l store.Link) {
 	}
 	pos := int(rng.Int31n(int32(len(h.entries))))
 	old := h.entries[pos]
-	delete(h.index, histKey{old.id1, old.linkType})
+	if !h.staleKeys {
+		delete(h.index, histKey{old.id1, old.linkType})
+	}
 	h.entries[pos] = e
 	h.index[k] = pos
 }
@@ -569,8 +717,10 @@ func (h *history) afterQuery(c int, links []store.Link) {
 		return
 	}
 	old := h.entries[c]
-	delete(h.index, histKey{old.id1, old.linkType})
 	last := len(h.entries) - 1
+	if !h.staleKeys || c == last {
+		delete(h.index, histKey{old.id1, old.linkType})
+	}
 	if c != last {
 		moved := h.entries[last]
 		h.entries[c] = moved

@@ -32,6 +32,7 @@ type workload struct {
 	outDegree distributions.OutDegree
 	// outDegreeSource says which out-degree is used, for reports.
 	outDegreeSource string
+	arithmetic      bool // outDegree is an arithmetic model (nlinks_func const, ...)
 
 	linkSize *distributions.LogNormal
 	nodeSize *distributions.LogNormal
@@ -43,6 +44,7 @@ type workload struct {
 	nodeRead           *distributions.Access
 	nodeUpdate         *distributions.Access
 	nodeDelete         *distributions.Access
+	cursors            *distributions.RealCursors // Java mode: the REAL access cursors of the run
 	multiget           distributions.Distribution // nil: one id2 per multiget
 	thresholds         [10]float64                // cumulative mix, LinkBench order
 	pHistory           float64                    // getlinklist_history / 100
@@ -122,7 +124,18 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 			return nil, &ConfigError{Key: prefix + "function", Reason: "must be set (a distribution class or " +
 				"one of REAL, ROUND_ROBIN, RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER)"}
 		}
-		a, err := distributions.NewAccess(kind, d.Spec, min, max, w.real)
+		var a *distributions.Access
+		var err error
+		if cfg.RNG.Java() {
+			if err = w.needCursors(d.Spec); err != nil {
+				return nil, &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: err.Error()}
+			}
+			// Quirk §11.1-7 (REAL access cursors shared by all threads): kept
+			// in Java mode; fast mode samples REAL statelessly (fixed).
+			a, err = distributions.NewAccessJava(kind, d.Spec, min, max, w.real, w.cursors)
+		} else {
+			a, err = distributions.NewAccess(kind, d.Spec, min, max, w.real)
+		}
 		if err != nil {
 			return nil, keyError(prefix, d.Function, err)
 		}
@@ -134,8 +147,8 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 	if w.write, err = mk(distributions.LinkWrites, "write_", cfg.Write); err != nil {
 		return nil, err
 	}
-	// LinkBench reads the uncorrelated write distribution and its blend from
-	// the read_uncorr_* keys (reference §6.6, quirk §11.1-1): kept.
+	// Quirk §11.1-1 (write-uncorrelated keys read with the read_uncorr_
+	// prefix, writes blended at read_uncorr_blend): kept in both modes.
 	if cfg.ReadUncorrBlend > 0 {
 		w.blend = cfg.ReadUncorrBlend / 100
 		if w.readUncorr, err = mk(distributions.LinkReadsUncorr, "read_uncorr_", cfg.ReadUncorr); err != nil {
@@ -157,7 +170,16 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 		}
 	}
 	if cfg.MultigetDist.Set {
-		d, err := distributions.NewDistribution(cfg.MultigetDist.Spec, cfg.MultigetDistMin, cfg.MultigetDistMax, w.real)
+		newDist := distributions.NewDistribution
+		if cfg.RNG.Java() {
+			newDist = func(s distributions.Spec, min, max int64, real *distributions.RealData) (distributions.Distribution, error) {
+				if err := w.needCursors(s); err != nil {
+					return nil, err
+				}
+				return distributions.NewDistributionJava(s, min, max, real, w.cursors)
+			}
+		}
+		d, err := newDist(cfg.MultigetDist.Spec, cfg.MultigetDistMin, cfg.MultigetDistMax, w.real)
 		if err != nil {
 			return nil, keyError("link_multiget_dist_", cfg.MultigetDist.Function, err)
 		}
@@ -168,7 +190,7 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 		sum += *p
 		w.thresholds[i] = sum
 	}
-	w.pHistory = cfg.GetLinkListHistory / 100
+	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
 	return w, nil
 }
 
@@ -177,7 +199,12 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 // (w.real stays nil) and only a REAL access distribution is then an error.
 func (w *workload) loadRealData() error {
 	path := w.cfg.DataFile
+	java := w.cfg.RNG.Java()
 	if path == "" {
+		if java {
+			return &ConfigError{Key: "data_file", Reason: "rng = java needs LinkBench's Distribution.dat " +
+				"(the built-in model does not reproduce LinkBench's draws)"}
+		}
 		return nil // no data file: the built-in out-degree model
 	}
 	if !strings.HasPrefix(path, "/") {
@@ -187,7 +214,7 @@ func (w *workload) loadRealData() error {
 	}
 	d, err := distributions.LoadRealData(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile {
+		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
 			return nil
 		}
 		return &ConfigError{Key: "data_file", Value: w.cfg.DataFile, Reason: err.Error()}
@@ -215,6 +242,8 @@ func (w *workload) buildOutDegree() error {
 			w.outDegreeSource = fmt.Sprintf("built-in model of Distribution.dat nlinks (%s)", why)
 			return nil
 		}
+		// Quirk §11.1-5 (the rank-0 id1 gets the file's largest out-degree,
+		// whatever maxid1): kept in both modes.
 		od, err := w.real.OutDegree(min, max)
 		if err != nil {
 			return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: err.Error()}
@@ -222,13 +251,14 @@ func (w *workload) buildOutDegree() error {
 		w.outDegree = od
 		w.outDegreeSource = "real distribution nlinks from " + cfg.DataFile
 		return nil
-	case "const", "reciprocal", "multiples", "exponential", "perfect_squares":
-		od, err := distributions.NewArithmeticOutDegree(fn, cfg.NLinksDefault, cfg.NLinksConfig, min, max)
+	case "const", "reciprocal", "multiples", "exponential", "perfect_squares", "perfect_powers":
+		od, err := w.arithmeticOutDegree()
 		if err != nil {
-			return keyError("nlinks_", cfg.NLinksFunc, err)
+			return err
 		}
 		w.outDegree = od
 		w.outDegreeSource = od.Describe()
+		w.arithmetic = true
 		return nil
 	}
 	kind, err := distributions.ParseKind(cfg.NLinksFunc)
@@ -247,14 +277,54 @@ func (w *workload) buildOutDegree() error {
 	return nil
 }
 
+// needCursors creates the run's REAL access cursors (Java mode) when spec
+// is a real distribution and they do not exist yet.
+func (w *workload) needCursors(spec distributions.Spec) error {
+	if spec.Kind != distributions.KindReal || w.cursors != nil || w.real == nil {
+		return nil
+	}
+	c, err := distributions.NewRealCursors(w.real)
+	if err != nil {
+		return err
+	}
+	w.cursors = c
+	return nil
+}
+
+// arithmeticOutDegree builds the arithmetic out-degree model of
+// nlinks_func (Java mode: LinkBench's arithmetic, quirk §11.2-14 kept;
+// fast mode: fixed).
+func (w *workload) arithmeticOutDegree() (distributions.OutDegree, error) {
+	cfg := &w.cfg
+	newOD := distributions.NewArithmeticOutDegree
+	if cfg.RNG.Java() {
+		newOD = distributions.NewArithmeticOutDegreeJava
+	}
+	od, err := newOD(strings.ToLower(cfg.NLinksFunc), cfg.NLinksDefault, cfg.NLinksConfig, cfg.StartID1, cfg.MaxID1)
+	if err != nil {
+		return nil, keyError("nlinks_", cfg.NLinksFunc, err)
+	}
+	return od, nil
+}
+
 // id2Chooser returns the ID2 chooser of requester i of r (the load phase
 // uses LinkBench's (1 requester, id 1)).
 func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, error) {
+	od := w.outDegree
+	if w.cfg.RNG.Java() && w.arithmetic {
+		// LinkBench builds the out-degree model per chooser, that is per
+		// loader and requester; its PERFECT_SQUARES accumulates per instance
+		// (quirk §11.2-14, kept in Java mode).
+		var err error
+		if od, err = w.arithmeticOutDegree(); err != nil {
+			return nil, err
+		}
+	}
 	c, err := distributions.NewID2Chooser(distributions.ID2Config{
 		StartID1: w.cfg.StartID1, MaxID1: w.cfg.MaxID1, LinkTypeCount: w.cfg.LinkTypeCount,
 		RandomID2Max: w.cfg.RandomID2Max, ID2GenConfig: w.cfg.ID2GenConfig, NeverChange: w.cfg.NeverChange,
-		Requesters: requesters, RequesterID: i,
-	}, w.outDegree)
+		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(),
+	}, od)
 	if err != nil {
 		return nil, &ConfigError{Key: "id2gen_config", Reason: err.Error()}
 	}
@@ -281,6 +351,8 @@ func newDataGen(key string, g DataGenConfig) (distributions.DataGen, error) {
 }
 
 // dbStores returns the store serving each of the dbcount databases.
+// Quirk §11.2-9 (a LinkBench SQL store object serves a single dbid, so
+// dbcount > 1 fails): fixed in both modes, each database is its own Store.
 func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, []string, error) {
 	names := make([]string, cfg.DBCount)
 	stores := make([]store.Store, cfg.DBCount)
