@@ -186,7 +186,11 @@ type Config struct {
 
 	// Out-degree and payloads.
 
-	DataFile      string        // data_file: LinkBench's Distribution.dat ("config/Distribution.dat")
+	DataFile string // data_file: LinkBench's Distribution.dat ("config/Distribution.dat")
+	// DataVintage is data_vintage (a linkbench-go key): which built-in model
+	// replaces data_file when the file is not found, 2017 (the default: the
+	// maintained fork's Distribution.dat) or 2011 (the original benchmark's).
+	DataVintage   distributions.Vintage
 	LinkTypeCount int64         // link_type_count: link types per id1, 1..1000 (2)
 	NLinksFunc    string        // nlinks_func: real, const, reciprocal, multiples, exponential, perfect_squares or a distribution class ("real")
 	NLinks        DistConfig    // nlinks_shape, nlinks_mean, ... for a class-based nlinks_func
@@ -590,6 +594,13 @@ func (c *Config) Properties() []Property {
 		if s.RealDist != distributions.SectionNone {
 			add(prefix+"realdist", s.RealDist.String())
 		}
+		if len(s.Points) > 0 {
+			pts := make([]string, len(s.Points))
+			for i, pt := range s.Points {
+				pts[i] = strconv.FormatInt(pt.Value, 10) + " " + strconv.FormatFloat(pt.Prob*100, 'g', -1, 64)
+			}
+			add(prefix+"points", strings.Join(pts, ", "))
+		}
 	}
 	gen := func(k string, g DataGenConfig) {
 		if !g.Set {
@@ -618,6 +629,7 @@ func (c *Config) Properties() []Property {
 	add("rng", string(rng))
 
 	add("data_file", c.DataFile)
+	add("data_vintage", c.DataVintage.String())
 	i64("link_type_count", c.LinkTypeCount)
 	add("nlinks_func", c.NLinksFunc)
 	dist("nlinks_", "-", c.NLinks)

@@ -172,6 +172,14 @@ func distKeys(prefix, fnKey string, f func(*Config) *DistConfig) []keyDef {
 		floatKey(prefix+"median", func(c *Config) *float64 { return &spec(c).Median }),
 		floatKey(prefix+"sigma", func(c *Config) *float64 { return &spec(c).Sigma }),
 		int64Key(prefix+"config", func(c *Config) *int64 { return &spec(c).Config }),
+		{name: prefix + "points", set: func(c *Config, k, v string) error {
+			pts, err := distributions.ParsePoints(v)
+			if err != nil {
+				return keyError(prefix, v, err)
+			}
+			spec(c).Points = pts
+			return nil
+		}},
 		{name: prefix + "realdist", set: func(c *Config, k, v string) error {
 			s, err := distributions.ParseSection(v)
 			if err != nil {
@@ -223,6 +231,14 @@ func allKeys() map[string]keyDef {
 		// Files.
 		ignoredKey("workload_file", "read by ParseProperties"),
 		stringKey("data_file", func(c *Config) *string { return &c.DataFile }),
+		{name: "data_vintage", set: func(c *Config, k, v string) error {
+			vin, err := distributions.ParseVintage(v)
+			if err != nil {
+				return keyError("", v, err)
+			}
+			c.DataVintage = vin
+			return nil
+		}},
 
 		// Load.
 		int64Key("startid1", func(c *Config) *int64 { return &c.StartID1 }),

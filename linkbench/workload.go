@@ -28,8 +28,11 @@ type workload struct {
 	cfg Config
 	n   int64 // maxid1 - startid1
 
-	real      *distributions.RealData // nil when no data file was read
-	outDegree distributions.OutDegree
+	real *distributions.RealData // nil when no data file was read
+	// builtinWhy, when not empty, says why real holds the built-in models
+	// of Distribution.dat instead of the file's data.
+	builtinWhy string
+	outDegree  distributions.OutDegree
 	// outDegreeSource says which out-degree is used, for reports.
 	outDegreeSource string
 	arithmetic      bool // outDegree is an arithmetic model (nlinks_func const, ...)
@@ -205,7 +208,8 @@ func (w *workload) loadRealData() error {
 			return &ConfigError{Key: "data_file", Reason: "rng = java needs LinkBench's Distribution.dat " +
 				"(the built-in model does not reproduce LinkBench's draws)"}
 		}
-		return nil // no data file: the built-in out-degree model
+		w.useBuiltin("no data_file")
+		return nil
 	}
 	if !strings.HasPrefix(path, "/") {
 		if p, _, found := lookupFile(path, "."); found {
@@ -215,6 +219,7 @@ func (w *workload) loadRealData() error {
 	d, err := distributions.LoadRealData(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
+			w.useBuiltin("data_file " + w.cfg.DataFile + " not found")
 			return nil
 		}
 		return &ConfigError{Key: "data_file", Value: w.cfg.DataFile, Reason: err.Error()}
@@ -224,6 +229,13 @@ func (w *workload) loadRealData() error {
 	return nil
 }
 
+// useBuiltin makes the built-in models of Distribution.dat (of the
+// data_vintage) stand in for the file, saying why in reports.
+func (w *workload) useBuiltin(why string) {
+	w.real = distributions.BuiltinRealData(w.cfg.DataVintage)
+	w.builtinWhy = why
+}
+
 func (w *workload) buildOutDegree() error {
 	cfg := &w.cfg
 	min, max := cfg.StartID1, cfg.MaxID1
@@ -231,16 +243,7 @@ func (w *workload) buildOutDegree() error {
 	switch fn {
 	case "real":
 		if w.real == nil || !w.real.Has(distributions.SectionNLinks) {
-			if w.real != nil {
-				return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
-			}
-			w.outDegree = distributions.BuiltinOutDegree(min, max)
-			why := "no data_file"
-			if cfg.DataFile != "" {
-				why = "data_file " + cfg.DataFile + " not found"
-			}
-			w.outDegreeSource = fmt.Sprintf("built-in model of Distribution.dat nlinks (%s)", why)
-			return nil
+			return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
 		}
 		// Quirk §11.1-5 (the rank-0 id1 gets the file's largest out-degree,
 		// whatever maxid1): kept in both modes.
@@ -250,6 +253,9 @@ func (w *workload) buildOutDegree() error {
 		}
 		w.outDegree = od
 		w.outDegreeSource = "real distribution nlinks from " + cfg.DataFile
+		if w.builtinWhy != "" {
+			w.outDegreeSource = fmt.Sprintf("built-in model of the %s Distribution.dat nlinks (%s)", cfg.DataVintage, w.builtinWhy)
+		}
 		return nil
 	case "const", "reciprocal", "multiples", "exponential", "perfect_squares", "perfect_powers":
 		od, err := w.arithmeticOutDegree()
@@ -350,7 +356,10 @@ func newDataGen(key string, g DataGenConfig) (distributions.DataGen, error) {
 	return gen, nil
 }
 
-// dbStores returns the store serving each of the dbcount databases.
+// dbStores returns the store serving each of the dbcount databases: with
+// one database, st itself (whatever database it serves: a store built for
+// LinkBench's database dbprefix0 serves that one); with several, the
+// stores st.Database(dbprefix+i) returns.
 // Quirk §11.2-9 (a LinkBench SQL store object serves a single dbid, so
 // dbcount > 1 fails): fixed in both modes, each database is its own Store.
 func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, []string, error) {
@@ -359,7 +368,7 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 	dbs, multi := st.(store.Databases)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
-		if !multi {
+		if !multi || cfg.DBCount == 1 {
 			if cfg.DBCount > 1 {
 				return nil, nil, &ConfigError{Key: "dbcount", Value: fmt.Sprint(cfg.DBCount),
 					Reason: "must be 1: this store serves a single database (it does not implement store.Databases)"}

@@ -9,6 +9,7 @@
 //
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify]
+//	          [-trace file] [-cpuprofile file]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -24,7 +25,10 @@
 // of them); -create-schema creates them and their tables for the engine key
 // (innodb, the default, or rocksdb), -defer-index creates the id1_type
 // index after the load. -verify checks, after the phases, that every count
-// equals the visible links. Passwords are never printed.
+// equals the visible links. Passwords are never printed. -trace writes
+// every store call of the phases, one per line, in the format LinkBench's
+// calls were logged in (so that a run with -D rng=java can be diffed against
+// the Java benchmark's).
 //
 // Exit status: 0 on success, 2 for a usage or configuration error (nothing
 // is written then), 1 when a phase fails.
@@ -100,6 +104,7 @@ type options struct {
 	deferIndex   bool
 	verify       bool
 	cpuProfile   string
+	trace        string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -117,6 +122,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/ (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "MySQL store: create the databases dbprefix0.. and their tables (engine key: innodb or rocksdb) if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases, check that every count equals the visible links and report the node id range")
 	usage := func() {
@@ -263,6 +269,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer st.close()
 	fmt.Fprintf(stdout, "store: %s\n", st.desc)
+	runStore := st.Store
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return fail(usageError{fmt.Errorf("-trace: %w", err)})
+		}
+		defer f.Close()
+		tr := linkbench.NewTracer(f)
+		defer func() {
+			if err := tr.Close(); err != nil {
+				fmt.Fprintln(stderr, "linkbench: -trace:", err)
+			}
+		}()
+		if err := tr.WriteConfig(&cfg); err != nil {
+			return fail(fmt.Errorf("-trace: %w", err))
+		}
+		runStore = tr.Wrap(st.Store)
+	}
 	if o.createSchema {
 		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
 			return fail(err)
@@ -292,7 +316,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("opening connections: %w", err))
 		}
 		before := st.counters()
-		rep, err := p.run(ctx, cfg, st.Store)
+		rep, err := p.run(ctx, cfg, runStore)
 		if rep != nil {
 			rep.Header = append([]stats.KV{{Key: "store", Value: st.desc}}, rep.Header...)
 			rep.Counters = append(rep.Counters, counterDelta(before, st.counters())...)

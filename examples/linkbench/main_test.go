@@ -159,3 +159,60 @@ func TestConfigPair(t *testing.T) {
 		checkReport(t, out, "real distribution nlinks from "+real)
 	})
 }
+
+// TestTraceJavaMode writes a store-call trace of a Java-compatible run and
+// checks its lines; two runs with the same seeds give the same trace.
+func TestTraceJavaMode(t *testing.T) {
+	trace := func() string {
+		p := filepath.Join(t.TempDir(), "calls.trace")
+		// A constant out-degree keeps the trace small (the real one gives an
+		// id1 4.2 million links).
+		code, out, stderr := runCLI(t, "-D", "rng=java", "-D", "nlinks_func=const", "-D", "nlinks_default=3",
+			"-D", "nlinks_config=0", "-D", "maxid1=2001",
+			"-D", "loaders=1", "-D", "requesters=1", "-D", "requests=300", "-D", "load_random_seed=5",
+			"-D", "request_random_seed=6", "-D", "password=hunter2", "-trace", p)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(out, "random mode: java") {
+			t.Errorf("report does not name the random mode:\n%s", out)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a := trace()
+	for _, re := range []string{`(?m)^# config rng=java$`, `(?m)^l0 bulkLink id1=\d+ type=12345678[9] id2=\d+ len=\d+ data0=(-?\d+|-)$`,
+		`(?m)^l1 bulkAddNode id=\d+ len=\d+ data0=`, `(?m)^t0 getNode id=\d+$`} {
+		if !regexp.MustCompile(re).MatchString(a) {
+			t.Errorf("trace lacks %s", re)
+		}
+	}
+	if strings.Contains(a, "hunter2") {
+		t.Error("the trace contains the password")
+	}
+	if strings.Count(a, "\nt0 ") != 300 {
+		t.Errorf("%d request lines, want 300", strings.Count(a, "\nt0 "))
+	}
+	// Streams interleave in any order; within a stream, calls are in order.
+	streams := func(tr string) map[string][]string {
+		m := map[string][]string{}
+		for _, l := range strings.Split(tr, "\n") {
+			if tag, _, ok := strings.Cut(l, " "); ok && tag != "#" {
+				m[tag] = append(m[tag], l)
+			}
+		}
+		return m
+	}
+	sa, sb := streams(a), streams(trace())
+	if len(sa) != 3 || len(sa) != len(sb) {
+		t.Errorf("streams %d and %d, want 3 (l0, l1, t0)", len(sa), len(sb))
+	}
+	for tag, la := range sa {
+		if strings.Join(la, "\n") != strings.Join(sb[tag], "\n") {
+			t.Errorf("stream %s differs between two Java-compatible runs with the same seeds", tag)
+		}
+	}
+}
