@@ -289,11 +289,10 @@ func TestReferenceHistory(t *testing.T) {
 // payloadStore records payload lengths of link and node writes.
 type payloadStore struct {
 	store.Store
-	mu          sync.Mutex
-	links       []int
-	nodes       []int
-	ops         map[string]int64
-	linksLoaded int64
+	mu    sync.Mutex
+	links []int
+	nodes []int
+	ops   map[string]int64
 }
 
 func (s *payloadStore) note(op string, link, node int) {
