@@ -347,6 +347,11 @@ func DefaultConfig() Config {
 	}
 }
 
+// maxIDs is the largest id range (maxid1 - startid1) the workload
+// supports: the invertible shuffler needs n < 2^61 and id arithmetic some
+// headroom.
+const maxIDs = 1 << 60
+
 // DefaultDataFile is the data_file value of LinkBench's shipped workload.
 // When a file of that name is not found (see ParseProperties for where it
 // is looked for), the built-in out-degree model is used instead; any other
@@ -366,6 +371,8 @@ func (c *Config) Validate() error {
 		return bad("startid1", c.StartID1, "must be >= 1")
 	case c.MaxID1 <= c.StartID1:
 		return bad("maxid1", c.MaxID1, fmt.Sprintf("must be greater than startid1 (%d)", c.StartID1))
+	case c.MaxID1-c.StartID1 > maxIDs:
+		return bad("maxid1", c.MaxID1, fmt.Sprintf("must be at most startid1 + %d (2^60 ids)", int64(maxIDs)))
 	case c.Loaders < 1 || c.Loaders > 4096:
 		return bad("loaders", c.Loaders, "must be in 1..4096")
 	case c.LoaderChunkSize < 1:

@@ -1,12 +1,14 @@
 package linkbench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/linkbench-go/linkbench/distributions"
 )
@@ -27,6 +29,9 @@ func malformed(key, v, what string) error {
 
 func parseInt64(key, v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (-9223372036854775808..9223372036854775807)"}
+	}
 	if err != nil {
 		return 0, malformed(key, v, "integer (a whole decimal number is expected)")
 	}
@@ -35,6 +40,9 @@ func parseInt64(key, v string) (int64, error) {
 
 func parseInt(key, v string) (int, error) {
 	n, err := strconv.ParseInt(v, 10, 32)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (-2147483648..2147483647)"}
+	}
 	if err != nil {
 		return 0, malformed(key, v, "integer (a whole decimal number in -2147483648..2147483647 is expected)")
 	}
@@ -422,6 +430,9 @@ func (c *Config) set(keys map[string]keyDef, key, value string) error {
 }
 
 func unknownKey(keys map[string]keyDef, key string) error {
+	if !printable(key) {
+		return &ConfigError{Key: strconv.Quote(key), Reason: "unknown key (the file is not a .properties text file?)"}
+	}
 	reason := "unknown key"
 	if best := closestKey(keys, key); best != "" {
 		reason += fmt.Sprintf(" (did you mean %q?)", best)
@@ -445,10 +456,28 @@ func closestKey(keys map[string]keyDef, key string) string {
 			best, bestD = n, d
 		}
 	}
-	if bestD > max(3, len(key)/2) {
-		return ""
+	if bestD <= max(3, len(key)/2) {
+		return best
 	}
-	return best
+	// A known key that starts with what was typed (warmup -> warmup_time).
+	if len(key) >= 4 {
+		for _, n := range names {
+			if strings.HasPrefix(strings.ToLower(n), lk) {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// printable reports whether s is safe to echo to a terminal.
+func printable(s string) bool {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return len(s) <= 200
 }
 
 // editDistance is the Levenshtein distance between a and b (bytes).

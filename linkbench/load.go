@@ -185,7 +185,8 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		return nil, err
 	}
 	rep.Start, rep.Elapsed = start, elapsed
-	totals := &stats.LoadTotals{ExpectedNodes: w.n}
+	// Quirk §11.2-23 (expected nodes ignore dbcount): fixed in both modes.
+	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(cfg.DBCount)}
 	if !cfg.GenerateNodes {
 		totals.ExpectedNodes = 0
 	}
@@ -199,6 +200,10 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	rep.Load = totals
 	rep.Header = w.header(seed, "load_random_seed")
 	if runErr != nil {
+		rep.Status = "FAILED"
+		if ctx.Err() != nil {
+			rep.Status = "INTERRUPTED"
+		}
 		return rep, runErr
 	}
 	if nl != nil {
@@ -455,8 +460,10 @@ func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
 	t0 := time.Now()
 	_, err := ll.stores[ll.db].AddLink(ctx, *l, true)
 	us := time.Since(t0).Microseconds()
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		ll.rec.Record(stats.LoadLink, stats.Error, us)
+	}
+	if err != nil {
 		// Quirk §11.2-11 (LinkBench exits the process on a load error, or
 		// with never_change logs it and goes on): fixed in both modes, Load
 		// stops and returns the error.
@@ -479,8 +486,10 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 	t0 := time.Now()
 	err := ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
 	us := time.Since(t0).Microseconds()
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		ll.rec.Record(stats.LoadLinksBulk, stats.Error, us)
+	}
+	if err != nil {
 		return fmt.Errorf("load: AddBulkLinks (%d links): %w", len(ll.links), err)
 	}
 	ll.rec.Record(stats.LoadLinksBulk, stats.Success, us)
@@ -497,8 +506,10 @@ func (ll *linkLoader) flushCounts(ctx context.Context) error {
 	t0 := time.Now()
 	err := ll.bulkLinks[ll.linksDB].AddBulkCounts(ctx, ll.counts)
 	us := time.Since(t0).Microseconds()
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		ll.rec.Record(stats.LoadCountsBulk, stats.Error, us)
+	}
+	if err != nil {
 		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", len(ll.counts), err)
 	}
 	ll.rec.Record(stats.LoadCountsBulk, stats.Success, us)
@@ -616,8 +627,10 @@ func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.Bulk
 		}
 	}
 	us := time.Since(t0).Microseconds()
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		nl.rec.Record(stats.LoadNodeBulk, stats.Error, us)
+	}
+	if err != nil {
 		return fmt.Errorf("load: nodes %d..%d: %w", nl.nodes[0].ID, nl.nodes[len(nl.nodes)-1].ID, err)
 	}
 	nl.rec.Record(stats.LoadNodeBulk, stats.Success, us)

@@ -46,8 +46,8 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return e.Err }
 
 // ParseProperties reads a LinkBench configuration: the main .properties
-// file at path, the -D overrides, and the file named by its workload_file
-// key, with LinkBench's precedence: overrides > main file > workload file
+// file at path (none when path is ""), the -D overrides, and the file named
+// by the workload_file key, with LinkBench's precedence: overrides > main file > workload file
 // (reference §4.1). Keys absent from all three keep DefaultConfig's values.
 // Keys are case-sensitive; Java class names are accepted wherever
 // LinkBench takes one (distributions, data generators, stores).
@@ -78,9 +78,12 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 	}
 	keys := allKeys()
 
-	mainProps, err := readPropertiesFile(path, "")
-	if err != nil {
-		return cfg, err
+	var mainProps []Property
+	if path != "" {
+		var err error
+		if mainProps, err = readPropertiesFile(path, ""); err != nil {
+			return cfg, err
+		}
 	}
 	type src struct {
 		value, file string
@@ -93,7 +96,10 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 	for k, v := range opts.Overrides {
 		merged[k] = src{value: v, file: "-D"}
 	}
-	cfg.SourceFiles = []string{path}
+	cfg.SourceFiles = nil
+	if path != "" {
+		cfg.SourceFiles = []string{path}
+	}
 	if wf, ok := merged["workload_file"]; ok && strings.TrimSpace(wf.value) != "" {
 		name := strings.TrimSpace(wf.value)
 		wpath, tried, found := lookupFile(name, opts.Home, baseDir(wf.file, opts.WorkDir), opts.WorkDir)

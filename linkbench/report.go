@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/stats"
 )
 
@@ -65,7 +66,7 @@ func distName(d DistConfig) string {
 		return "-"
 	}
 	s := d.Spec.Kind.String()
-	if d.Spec.Shape != 0 {
+	if k := d.Spec.Kind; d.Spec.Shape != 0 && (k == distributions.KindZipf || k == distributions.KindZipfExact) {
 		s += fmt.Sprintf("(%g)", d.Spec.Shape)
 	}
 	return s

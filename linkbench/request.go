@@ -152,6 +152,7 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 			tot.Aborted, cfg.Requesters, firstErr)
 	}
 	if err := ctx.Err(); err != nil {
+		rep.Status = "INTERRUPTED"
 		return rep, err
 	}
 	return rep, nil
@@ -346,6 +347,9 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 				next += int64(math.Round(-math.Log(1-r.float64()) / rateNs))
 			}
 			scheduled = next
+			if warmupDone && next > endTime {
+				break // the next send time is past maxtime: the run is over
+			}
 			// Quirk §11.2-25 (Timer.waitUntil's odd nanosecond argument):
 			// not reproduced (harmless), a timer waits for the send time.
 			if wait := next - int64(time.Since(base)); wait > 0 {

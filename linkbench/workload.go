@@ -58,7 +58,23 @@ type workload struct {
 func keyError(prefix string, value string, err error) error {
 	var pe *distributions.ParamError
 	if errors.As(err, &pe) {
-		return &ConfigError{Key: prefix + pe.Param, Value: pe.Value, Reason: pe.Reason}
+		key := prefix + pe.Param
+		switch pe.Param {
+		case "kind":
+			key = prefix + "function"
+		case "min", "max", "n", "startid1", "maxid1":
+			// The range of ids comes from startid1 and maxid1 (or, for the
+			// multiget size, link_multiget_dist_min/max).
+			if prefix == "link_multiget_dist_" {
+				key = prefix + pe.Param
+			} else {
+				key = "maxid1"
+			}
+		case "data_file", "data_vintage", "link_type_count", "randomid2max", "id2gen_config",
+			"nlinks_func", "nlinks_config", "nlinks_default", "requesters":
+			key = pe.Param
+		}
+		return &ConfigError{Key: key, Value: strings.Trim(pe.Value, `"`), Reason: pe.Reason}
 	}
 	return &ConfigError{Key: strings.TrimSuffix(prefix, "_"), Value: value, Reason: err.Error()}
 }
@@ -332,7 +348,7 @@ func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, err
 		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(),
 	}, od)
 	if err != nil {
-		return nil, &ConfigError{Key: "id2gen_config", Reason: err.Error()}
+		return nil, keyError("", "", err)
 	}
 	return c, nil
 }
@@ -368,6 +384,9 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 	dbs, multi := st.(store.Databases)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+		if cfg.DBCount == 1 && cfg.Store.DBID != "" {
+			names[i] = cfg.Store.DBID // the original benchmark's single database
+		}
 		if !multi || cfg.DBCount == 1 {
 			if cfg.DBCount > 1 {
 				return nil, nil, &ConfigError{Key: "dbcount", Value: fmt.Sprint(cfg.DBCount),

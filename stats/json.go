@@ -80,6 +80,7 @@ type reportJSON struct {
 	Load           *LoadTotals      `json:"load,omitempty"`
 	Request        *RequestTotals   `json:"request,omitempty"`
 	Counters       []Counter        `json:"counters"`
+	Status         string           `json:"status,omitempty"`
 	Rates          map[string]int64 `json:"rates,omitempty"`
 	Summary        string           `json:"summary,omitempty"`
 }
@@ -90,7 +91,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Phase: r.Phase, Header: header(r.Header), Threads: r.Threads,
 		HighestUs: r.HighestUs, SigFigs: r.SigFigs,
 		Start: r.Start, ElapsedNs: int64(r.Elapsed), ElapsedSeconds: r.seconds(),
-		Ops: r.Ops, Load: r.Load, Request: r.Request, Counters: r.Counters,
+		Ops: r.Ops, Load: r.Load, Request: r.Request, Counters: r.Counters, Status: r.Status,
 		Summary: r.SummaryLine(),
 	}
 	if j.Header == nil {
@@ -134,7 +135,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Phase: j.Phase, Header: []KV(j.Header), Threads: j.Threads,
 		HighestUs: j.HighestUs, SigFigs: j.SigFigs,
 		Start: j.Start, Elapsed: time.Duration(j.ElapsedNs),
-		Ops: j.Ops, Load: j.Load, Request: j.Request, Counters: j.Counters,
+		Ops: j.Ops, Load: j.Load, Request: j.Request, Counters: j.Counters, Status: j.Status,
 	}
 	if len(r.Counters) == 0 {
 		r.Counters = nil

@@ -132,6 +132,10 @@ type Report struct {
 	Request *RequestTotals
 	// Counters are store metrics, printed in order.
 	Counters []Counter
+	// Status is how the phase ended: "" when it completed, else a word for
+	// the completion line such as "INTERRUPTED" (cancelled) or "FAILED"
+	// (stopped by an error); the report then covers what was done.
+	Status string
 }
 
 // Merge merges the recorders of one phase (one per worker; after the workers

@@ -138,17 +138,21 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // CompletionLine returns LinkBench's phase completion line (see WriteText,
 // item 6; without the aborted-requesters line), or "" for an undefined
-// Phase.
+// Phase. A non-empty Status replaces the word COMPLETED.
 func (r *Report) CompletionLine() string {
 	sec := r.seconds()
+	status := "COMPLETED"
+	if r.Status != "" {
+		status = r.Status
+	}
 	switch r.Phase {
 	case PhaseLoad:
 		var l LoadTotals
 		if r.Load != nil {
 			l = *r.Load
 		}
-		return fmt.Sprintf("LOAD PHASE COMPLETED. Loaded %d nodes (Expected %d), %d links (%s /node), %d counts (%s /node). %s seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s",
-			l.Nodes, l.ExpectedNodes, l.Links, javaFixed(ratio(l.Links, l.Nodes), 2), l.Counts, javaFixed(ratio(l.Counts, l.Nodes), 2),
+		return fmt.Sprintf("LOAD PHASE %s. Loaded %d nodes (Expected %d), %d links (%s /node), %d counts (%s /node). %s seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s",
+			status, l.Nodes, l.ExpectedNodes, l.Links, javaFixed(ratio(l.Links, l.Nodes), 2), l.Counts, javaFixed(ratio(l.Counts, l.Nodes), 2),
 			javaFixed(sec, 1), perSecond(l.Links, sec), perSecond(l.Links+l.Counts, sec), perSecond(l.Links+l.Counts+l.Nodes, sec))
 	case PhaseRequest:
 		var q RequestTotals
@@ -160,7 +164,7 @@ func (r *Report) CompletionLine() string {
 		if ms > 0 {
 			rate = 1000 * q.Requests / ms
 		}
-		return fmt.Sprintf("REQUEST PHASE COMPLETED. %d requests done in %d seconds. Requests/second = %d", q.Requests, ms/1000, rate)
+		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d", status, q.Requests, ms/1000, rate)
 	}
 	return ""
 }

@@ -43,6 +43,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -53,10 +54,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // usageError is a command-line or configuration problem: exit status 2.
@@ -105,6 +103,7 @@ type options struct {
 	verify       bool
 	cpuProfile   string
 	trace        string
+	logFile      string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -112,7 +111,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("linkbench", flag.ContinueOnError)
 	// Errors are reported in one line by run; -h prints the usage.
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.config, "c", "", "LinkBench `file` (.properties); its workload_file is read too")
+	fs.Func("c", "LinkBench `file` (.properties); its workload_file is read too", func(v string) error {
+		if v == "" {
+			return errors.New("empty file name")
+		}
+		o.config = v
+		return nil
+	})
+	fs.StringVar(&o.logFile, "L", "", "write the log (progress, warnings) to `file` instead of standard error")
 	fs.BoolVar(&o.load, "l", false, "run the load phase")
 	fs.BoolVar(&o.req, "r", false, "run the request phase")
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
@@ -124,10 +130,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
-	fs.BoolVar(&o.verify, "verify", false, "after the phases, check that every count equals the visible links and report the node id range")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify] [-trace file] [-cpuprofile file]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -150,39 +156,51 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	if !o.load && !o.req && !o.verify {
-		if o.config != "" {
-			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request)")}
+	if !o.load && !o.req {
+		switch {
+		case o.verify && (o.config != "" || o.store == "mysql"):
+			// -verify alone checks an existing database.
+		case o.config != "":
+			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request), or -verify")}
+		default:
+			o.load, o.req = true, true // the main job
 		}
-		o.load, o.req = true, true
+	}
+	// Output files must differ from each other.
+	seen := map[string]string{}
+	for _, f := range []struct{ flag, path string }{{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream},
+		{"-trace", o.trace}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s %q: %w", f.flag, f.path, err)}
+		}
+		if other, ok := seen[abs]; ok {
+			return nil, usageError{fmt.Errorf("%s and %s name the same file %q", other, f.flag, f.path)}
+		}
+		seen[abs] = f.flag
 	}
 	return o, nil
 }
 
+// buildConfig reads -c's file (with -D and its workload_file) or, without
+// -c, the main job's settings with -D on top (and a workload_file named by
+// -D), as ParseProperties resolves them.
 func buildConfig(o *options) (linkbench.Config, error) {
-	if o.config != "" {
-		cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: o.defs})
-		if err != nil {
-			return cfg, usageError{err}
+	defs := o.defs
+	if o.config == "" {
+		defs = overrides{}
+		for k, v := range mainJob {
+			defs[k] = v
 		}
-		return cfg, nil
-	}
-	cfg := linkbench.DefaultConfig()
-	for k, v := range mainJob {
-		if err := cfg.Set(k, v); err != nil {
-			return cfg, err
+		for k, v := range o.defs {
+			defs[k] = v
 		}
 	}
-	for k, v := range o.defs {
-		if err := cfg.Set(k, v); err != nil {
-			var ce *linkbench.ConfigError
-			if errors.As(err, &ce) {
-				ce.Where = "-D"
-			}
-			return cfg, usageError{err}
-		}
-	}
-	if err := linkbench.ResolveDataFile(&cfg, linkbench.PropertiesOptions{}); err != nil {
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs})
+	if err != nil {
 		return cfg, usageError{err}
 	}
 	return cfg, nil
@@ -214,16 +232,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	level, err := cfg.LogLevel()
 	if err != nil {
-		return fail(usageError{err})
+		return fail(&linkbench.ConfigError{Key: "debuglevel", Value: cfg.DebugLevel, Reason: err.Error()})
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: stderr, dsn: dsn, password: password},
-		&slog.HandlerOptions{Level: level}))
 	name, err := storeName(o, &cfg)
 	if err != nil {
 		return fail(err)
 	}
 	if name != "mysql" && (o.dsn != "" || o.createSchema || o.deferIndex) {
 		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql (the store is %s)", name)})
+	}
+	if o.verify && name == "discard" {
+		return fail(usageError{errors.New("-verify: the discard store keeps nothing to verify")})
+	}
+	if o.verify && !o.load && !o.req && name != "mysql" {
+		return fail(usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql", name)})
+	}
+	if cfg.Store.DBID != "" && cfg.DBCount > 1 {
+		return fail(usageError{&linkbench.ConfigError{Key: "dbid", Value: cfg.Store.DBID,
+			Reason: "names one database: it cannot be combined with dbcount > 1 (use dbprefix)"}})
 	}
 	// Check everything before writing anything.
 	if err := linkbench.Check(cfg, o.req); err != nil {
@@ -234,6 +260,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+
+	// From here on the run is interrupted by SIGINT and SIGTERM (the phases
+	// stop and their partial reports are printed).
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logOut := stderr
+	if o.logFile != "" {
+		f, err := os.Create(o.logFile)
+		if err != nil {
+			return fail(usageError{fmt.Errorf("-L: %w", err)})
+		}
+		defer f.Close()
+		logOut = f
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: logOut, dsn: dsn, password: password},
+		&slog.HandlerOptions{Level: level}))
+
+	st, err := openStore(ctx, name, o, &cfg)
+	if err != nil {
+		return fail(err)
+	}
+	defer st.close()
+	if o.createSchema {
+		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
+			return fail(err)
+		}
+	}
+	if o.load {
+		// LinkBench loads into empty tables: a load over an old graph would
+		// leave its links beside the new counts.
+		if db, full, err := st.hasData(ctx, &cfg); err != nil {
+			return fail(err)
+		} else if full {
+			return fail(usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)})
+		}
+	}
+
 	var csvStats, csvStream *os.File
 	if o.csvStats != "" {
 		if csvStats, err = os.Create(o.csvStats); err != nil {
@@ -250,7 +314,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -262,13 +325,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-
-	st, err := openStore(ctx, name, o, &cfg)
-	if err != nil {
-		return fail(err)
-	}
-	defer st.close()
-	fmt.Fprintf(stdout, "store: %s\n", st.desc)
 	runStore := st.Store
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
@@ -286,11 +342,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("-trace: %w", err))
 		}
 		runStore = tr.Wrap(st.Store)
-	}
-	if o.createSchema {
-		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
-			return fail(err)
-		}
 	}
 
 	phases := []struct {
@@ -340,6 +391,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.verify {
+		if !o.load && !o.req {
+			fmt.Fprintf(stdout, "store: %s\n", st.desc)
+		}
 		res, err := linkbench.Verify(ctx, cfg, st.Store)
 		if werr := linkbench.WriteVerify(stdout, res); werr != nil {
 			return fail(werr)

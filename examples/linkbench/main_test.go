@@ -33,6 +33,7 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	unknown := write("unknown.properties", "maxid1 = 1001\nrequesterz = 2\n")
+	valid := write("valid.properties", "maxid1 = 1001\n")
 	badMix := filepath.Join("..", "..", "linkbench", "testdata", "bad-mix.properties")
 	cases := []struct {
 		name  string
@@ -54,6 +55,17 @@ func TestBadInput(t *testing.T) {
 		{"unknown store", []string{"-store", "oracle"}, "oracle"},
 		{"unknown flag", []string{"-x"}, "-x"},
 		{"bad -D", []string{"-D", "novalue"}, "novalue"},
+		{"same file twice", []string{"-csvstream", "x.csv", "-trace", "x.csv"}, "same file"},
+		{"empty -c", []string{"-c", "", "-l"}, "-c"},
+		{"-verify alone on memory", []string{"-c", valid, "-verify"}, "-verify"},
+		{"-verify on discard", []string{"-verify", "-l", "-store", "discard"}, "discard"},
+		{"debuglevel", []string{"-D", "debuglevel=VERBOSE"}, "debuglevel"},
+		{"maxid1 too large", []string{"-D", "maxid1=9223372036854775807"}, "maxid1"},
+		{"maxid1 out of range", []string{"-D", "maxid1=99999999999999999999"}, "out of range"},
+		{"REAL where LinkBench has none", []string{"-D", "read_uncorr_function=real"}, "read_uncorr_function"},
+		{"workload_file via -D", []string{"-D", "workload_file=/nonexistent/W.properties"}, "workload_file"},
+		{"dbid with dbcount", []string{"-D", "dbid=mydb", "-D", "dbcount=2"}, "dbid"},
+		{"unknown key suggestion by prefix", []string{"-D", "warmup=5"}, "warmup_time"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -213,6 +225,20 @@ func TestTraceJavaMode(t *testing.T) {
 	for tag, la := range sa {
 		if strings.Join(la, "\n") != strings.Join(sb[tag], "\n") {
 			t.Errorf("stream %s differs between two Java-compatible runs with the same seeds", tag)
+		}
+	}
+}
+
+func TestMaskToken(t *testing.T) {
+	for _, c := range []struct{ in, tok, want string }{
+		{"level=INFO msg=load phase completed", "e", "level=INFO msg=load phase completed"},
+		{"password e rejected", "e", "password ***** rejected"},
+		{"user:p=ss:w#rd@tcp", "p=ss:w#rd", "user:*****@tcp"},
+		{"s3cret and s3cret2 and (s3cret)", "s3cret", "***** and s3cret2 and (*****)"},
+		{"", "x", ""},
+	} {
+		if got := maskToken(c.in, c.tok); got != c.want {
+			t.Errorf("maskToken(%q, %q) = %q, want %q", c.in, c.tok, got, c.want)
 		}
 	}
 }

@@ -75,6 +75,10 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 			return opts, usageError{fmt.Errorf("-dsn %q: %v", mysqlstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, cfg.Store.Password))}
 		}
 	}
+	if cfg.Store.DBID != "" {
+		// The original benchmark's dbid key names its single database.
+		opts.Database = cfg.Store.DBID
+	}
 	engine := cfg.Store.Engine
 	if engine == "" {
 		engine = "innodb"
@@ -92,18 +96,48 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	return opts, nil
 }
 
-// redact removes the password and the DSN from a message.
+// redact removes the password and the DSN from a message: the DSN is
+// replaced by its redacted form, and the password wherever it stands as a
+// token of its own (not inside a longer word, so that a short password does
+// not mangle every message that happens to contain its letters).
 func redact(msg, dsn, password string) string {
 	if dsn != "" {
 		msg = strings.ReplaceAll(msg, dsn, mysqlstore.RedactDSN(dsn))
-	}
-	if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
-		msg = strings.ReplaceAll(msg, cfg.Passwd, "*****")
+		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
+			msg = maskToken(msg, cfg.Passwd)
+		}
 	}
 	if password != "" {
-		msg = strings.ReplaceAll(msg, password, "*****")
+		msg = maskToken(msg, password)
 	}
 	return msg
+}
+
+// maskToken replaces each occurrence of tok in s that is not part of a
+// longer run of letters and digits by "*****".
+func maskToken(s, tok string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, tok)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(tok)
+		inWord := (i > 0 && isWordByte(s[i-1]) && isWordByte(tok[0])) ||
+			(end < len(s) && isWordByte(s[end]) && isWordByte(tok[len(tok)-1]))
+		b.WriteString(s[:i])
+		if inWord {
+			b.WriteString(tok)
+		} else {
+			b.WriteString("*****")
+		}
+		s = s[end:]
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Config) (*openedStore, error) {
@@ -158,6 +192,29 @@ func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.C
 		}
 	}
 	return nil
+}
+
+// hasData reports whether a MySQL database of the run already holds a
+// graph, and which (the embedded stores start empty).
+func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (string, bool, error) {
+	if s.mysql == nil {
+		return "", false, nil
+	}
+	dbs := []*mysqlstore.Store{s.mysql}
+	for i := 1; i < cfg.DBCount; i++ {
+		v, err := s.mysql.Database(ctx, fmt.Sprintf("%s%d", cfg.DBPrefix, i))
+		if err != nil {
+			return "", false, err
+		}
+		dbs = append(dbs, v.(*mysqlstore.Store))
+	}
+	for _, db := range dbs {
+		full, err := db.HasData(ctx)
+		if err != nil || full {
+			return db.Name(), full, err
+		}
+	}
+	return "", false, nil
 }
 
 // warm opens n connections before a measured phase.

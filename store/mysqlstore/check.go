@@ -3,6 +3,8 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 
 	"github.com/linkbench-go/linkbench/store"
 )
@@ -95,4 +97,25 @@ func (s *Store) checkCountsOnce(ctx context.Context, limit int) ([]store.CountMi
 		return nil, 0, err
 	}
 	return out, checked, tx.Commit()
+}
+
+// HasData reports whether the database this Store serves already holds
+// links, count rows or nodes, so that a load can refuse to mix a new graph
+// with an old one (LinkBench loads into empty tables). Errors: the
+// server's (a missing table included), ctx's, store.ErrClosed.
+func (s *Store) HasData(ctx context.Context) (bool, error) {
+	if err := s.check(ctx, "HasData"); err != nil {
+		return false, err
+	}
+	for _, t := range []string{s.q.link, s.q.cnt, s.q.node} {
+		var one int
+		err := s.c.db.QueryRowContext(ctx, "SELECT 1 FROM "+t+" LIMIT 1").Scan(&one)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return false, s.c.red.err(fmt.Errorf("mysqlstore: HasData: %w", err))
+		}
+	}
+	return false, nil
 }

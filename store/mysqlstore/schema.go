@@ -3,6 +3,7 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,6 +71,17 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		parts = DefaultInnoDBPartitions
 	}
 	parts = max(parts, 0)
+	// Check the engine first, so that a server without it is refused
+	// before anything is created.
+	var support string
+	err := s.c.db.QueryRowContext(ctx, "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = ?",
+		string(opts.Engine)).Scan(&support)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return s.ddlErr("CreateSchema", err)
+	}
+	if support != "YES" && support != "DEFAULT" {
+		return fmt.Errorf("mysqlstore: CreateSchema: the server has no %s engine (MariaDB: install mariadb-plugin-rocksdb and load ha_rocksdb)", opts.Engine)
+	}
 	q := newQueries(&s.c.opts, db)
 	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	stmts = append(stmts, createTables(q, opts.Engine, parts, !opts.DeferSecondaryIndex, opts.IfNotExists)...)
@@ -160,9 +172,9 @@ func cfComment(e Engine, parts int, cf string) string {
 // firstLine returns the first line of a statement, for error messages.
 func firstLine(st string) string {
 	if i := strings.IndexByte(st, '\n'); i >= 0 {
-		return st[:i]
+		st = st[:i]
 	}
-	return st
+	return strings.TrimRight(st, " (")
 }
 
 // ddlErr wraps a schema method's error.
