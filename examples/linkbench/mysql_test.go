@@ -168,3 +168,41 @@ func TestMySQLServerRestart(t *testing.T) {
 	}
 	noPassword(t, dsn, res[1]+res[2]+out+stderr)
 }
+
+// TestMySQLHotGraph is the issue's field case: 16 requesters on a hot graph
+// (maxid1 = 101, only link writes) for 20 s end with exact counts, on each
+// engine.
+func TestMySQLHotGraph(t *testing.T) {
+	dsn := testDSN(t)
+	maxtime := "20"
+	if testing.Short() {
+		maxtime = "3"
+	}
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			prefix := uniquePrefix("hot_" + engine)
+			dropAfter(t, dsn, prefix, 1)
+			code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "engine="+engine,
+				"-D", "dbprefix="+prefix, "-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=6",
+				"-D", "nlinks_config=0", "-l", "-r", "-D", "requesters=16", "-D", "maxtime="+maxtime,
+				"-D", "addlink=40", "-D", "deletelink=20", "-D", "updatelink=40", "-D", "countlink=0",
+				"-D", "getlink=0", "-D", "getlinklist=0", "-D", "getnode=0", "-D", "addnode=0",
+				"-D", "updatenode=0", "-D", "deletenode=0", "-verify")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			if !regexp.MustCompile(`(?m)^VERIFY ` + prefix + `0: .* counts OK$`).MatchString(out) {
+				t.Errorf("no VERIFY OK line:\n%s", out)
+			}
+			m := regexp.MustCompile(`REQUEST PHASE COMPLETED\. (\d+) requests`).FindStringSubmatch(out)
+			if m == nil || m[1] == "0" {
+				t.Errorf("no requests done:\n%s", out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "errors.") || strings.HasPrefix(l, "retries.") || strings.HasPrefix(l, "SUMMARY request") {
+					t.Log(l)
+				}
+			}
+		})
+	}
+}
