@@ -483,18 +483,14 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 	if len(ll.links) == 0 {
 		return nil
 	}
-	t0 := time.Now()
-	err := ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
-	us := time.Since(t0).Microseconds()
-	if err != nil && ctx.Err() == nil {
-		ll.rec.Record(stats.LoadLinksBulk, stats.Error, us)
-	}
+	n := len(ll.links)
+	err := ll.batch(ctx, stats.LoadLinksBulk, stats.LoadLinksBulkNLinks, n, func() error {
+		return ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
+	})
 	if err != nil {
-		return fmt.Errorf("load: AddBulkLinks (%d links): %w", len(ll.links), err)
+		return fmt.Errorf("load: AddBulkLinks (%d links): %w", n, err)
 	}
-	ll.rec.Record(stats.LoadLinksBulk, stats.Success, us)
-	ll.rec.RecordSize(stats.LoadLinksBulkNLinks, int64(len(ll.links)))
-	ll.linksLoaded += int64(len(ll.links))
+	ll.linksLoaded += int64(n)
 	ll.links = ll.links[:0]
 	return nil
 }
@@ -503,20 +499,33 @@ func (ll *linkLoader) flushCounts(ctx context.Context) error {
 	if len(ll.counts) == 0 {
 		return nil
 	}
-	t0 := time.Now()
-	err := ll.bulkLinks[ll.linksDB].AddBulkCounts(ctx, ll.counts)
-	us := time.Since(t0).Microseconds()
-	if err != nil && ctx.Err() == nil {
-		ll.rec.Record(stats.LoadCountsBulk, stats.Error, us)
-	}
+	n := len(ll.counts)
+	err := ll.batch(ctx, stats.LoadCountsBulk, stats.LoadCountsBulkNLinks, n, func() error {
+		return ll.bulkLinks[ll.linksDB].AddBulkCounts(ctx, ll.counts)
+	})
 	if err != nil {
-		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", len(ll.counts), err)
+		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", n, err)
 	}
-	ll.rec.Record(stats.LoadCountsBulk, stats.Success, us)
-	ll.rec.RecordSize(stats.LoadCountsBulkNLinks, int64(len(ll.counts)))
-	ll.countsLoaded += int64(len(ll.counts))
+	ll.countsLoaded += int64(n)
 	ll.counts = ll.counts[:0]
 	return nil
+}
+
+// batch times one bulk call of n rows and records its latency under op
+// (an error only when not caused by cancellation) and, on success, its
+// size under sizeOp.
+func (ll *linkLoader) batch(ctx context.Context, op, sizeOp stats.Op, n int, call func() error) error {
+	t0 := time.Now()
+	err := call()
+	us := time.Since(t0).Microseconds()
+	switch {
+	case err == nil:
+		ll.rec.Record(op, stats.Success, us)
+		ll.rec.RecordSize(sizeOp, int64(n))
+	case ctx.Err() == nil:
+		ll.rec.Record(op, stats.Error, us)
+	}
+	return err
 }
 
 // flush sends the partial batches left at the end (or before switching

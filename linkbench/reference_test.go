@@ -150,6 +150,21 @@ func (s *countStore) DeleteNode(ctx context.Context, ty int32, id int64) (bool, 
 	return s.Store.DeleteNode(ctx, ty, id)
 }
 
+// loadThenCount loads cfg's graph into a memory store, then runs the
+// request phase through a countStore and returns it.
+func loadThenCount(t *testing.T, cfg Config) *countStore {
+	t.Helper()
+	ms := memstore.New()
+	if _, err := Load(context.Background(), cfg, ms); err != nil {
+		t.Fatal(err)
+	}
+	cs := newCountStore(ms)
+	if _, err := Request(context.Background(), cfg, cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 // checkFractions asserts each method's share of the calls within ±tol.
 func checkFractions(t *testing.T, cs *countStore, n int64, want map[string]float64, tol float64) {
 	t.Helper()
@@ -182,14 +197,7 @@ func TestReferenceRequesterMix(t *testing.T) {
 	cfg.LinkAddData, cfg.LinkUpData = uniformGen(), uniformGen()
 	cfg.Requesters = 1
 	cfg.Requests = 100000
-	ms := memstore.New()
-	if _, err := Load(context.Background(), cfg, ms); err != nil {
-		t.Fatal(err)
-	}
-	cs := newCountStore(ms)
-	if _, err := Request(context.Background(), cfg, cs); err != nil {
-		t.Fatal(err)
-	}
+	cs := loadThenCount(t, cfg)
 	checkFractions(t, cs, cfg.Requests, map[string]float64{"AddLink": 0.2, "DeleteLink": 0.2, "UpdateLink": 0.1,
 		"CountLinks": 0.1, "MultigetLinks": 0.2, "GetLinkList": 0.2}, 0.05)
 }
@@ -208,14 +216,7 @@ func TestReferenceFullWorkload(t *testing.T) {
 	cfg.NodeDelete = dist(distributions.KindUniform, "com.facebook.LinkBench.distributions.UniformDistribution")
 	cfg.Requesters = 1
 	cfg.Requests = 50000
-	ms := memstore.New()
-	if _, err := Load(context.Background(), cfg, ms); err != nil {
-		t.Fatal(err)
-	}
-	cs := newCountStore(ms)
-	if _, err := Request(context.Background(), cfg, cs); err != nil {
-		t.Fatal(err)
-	}
+	cs := loadThenCount(t, cfg)
 	checkFractions(t, cs, cfg.Requests, map[string]float64{"AddLink": 0.1, "DeleteLink": 0.05, "UpdateLink": 0.05,
 		"CountLinks": 0.05, "MultigetLinks": 0.05, "GetLinkList": 0.1, "AddNode": 0.2, "UpdateNode": 0.05,
 		"DeleteNode": 0.05, "GetNode": 0.3}, 0.05)
@@ -269,14 +270,7 @@ func TestReferenceHistory(t *testing.T) {
 			if testing.Short() {
 				cfg.Requests = 2000
 			}
-			ms := memstore.New()
-			if _, err := Load(context.Background(), cfg, ms); err != nil {
-				t.Fatal(err)
-			}
-			cs := newCountStore(ms)
-			if _, err := Request(context.Background(), cfg, cs); err != nil {
-				t.Fatal(err)
-			}
+			cs := loadThenCount(t, cfg)
 			share := float64(cs.history) / float64(cs.calls["GetLinkList"])
 			if cs.calls["GetLinkList"] != cfg.Requests || share < 0.1875 || share > 0.2625 {
 				t.Errorf("%d list calls, history share %.4f, want %d and [0.1875, 0.2625]",
