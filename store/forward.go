@@ -1,0 +1,337 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Capability is a set of the optional capabilities a store may have
+// besides Store: bulk loads, several databases, consistency checks and
+// per-worker sessions.
+type Capability uint32
+
+const (
+	// CapBulkLinks: the store implements BulkLinkLoader.
+	CapBulkLinks Capability = 1 << iota
+	// CapBulkNodes: the store implements BulkNodeLoader.
+	CapBulkNodes
+	// CapDatabases: the store implements Databases.
+	CapDatabases
+	// CapChecker: the store implements Checker.
+	CapChecker
+	// CapSessions: the store implements Sessions.
+	CapSessions
+)
+
+// capNames are the capabilities' names, in bit order.
+var capNames = [...]string{"BulkLinks", "BulkNodes", "Databases", "Checker", "Sessions"}
+
+// Has reports whether c includes every capability of x.
+func (c Capability) Has(x Capability) bool { return c&x == x }
+
+// String returns the capabilities' names joined by "|", or "none".
+func (c Capability) String() string {
+	var parts []string
+	for i, n := range capNames {
+		if c&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if rest := c &^ (1<<len(capNames) - 1); rest != 0 {
+		parts = append(parts, fmt.Sprintf("%#x", uint32(rest)))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "|")
+}
+
+// Capabler is implemented by stores that declare their capabilities
+// instead of having them found by type assertion: wrappers (Forward
+// reports those of the store it wraps), and stores whose methods exist
+// but may be unusable.
+type Capabler interface {
+	Capabilities() Capability
+}
+
+// Capabilities returns the optional capabilities of s: what s declares
+// if it implements Capabler (so that a wrapper built on Forward reports the
+// capabilities of the store it wraps), else those whose interface s
+// implements.
+func Capabilities(s Store) Capability {
+	if c, ok := s.(Capabler); ok {
+		return c.Capabilities()
+	}
+	var c Capability
+	if _, ok := s.(BulkLinkLoader); ok {
+		c |= CapBulkLinks
+	}
+	if _, ok := s.(BulkNodeLoader); ok {
+		c |= CapBulkNodes
+	}
+	if _, ok := s.(Databases); ok {
+		c |= CapDatabases
+	}
+	if _, ok := s.(Checker); ok {
+		c |= CapChecker
+	}
+	if _, ok := s.(Sessions); ok {
+		c |= CapSessions
+	}
+	return c
+}
+
+// AsBulkLinkLoader returns s as a BulkLinkLoader when s has CapBulkLinks.
+func AsBulkLinkLoader(s Store) (BulkLinkLoader, bool) { return as[BulkLinkLoader](s, CapBulkLinks) }
+
+// AsBulkNodeLoader returns s as a BulkNodeLoader when s has CapBulkNodes.
+func AsBulkNodeLoader(s Store) (BulkNodeLoader, bool) { return as[BulkNodeLoader](s, CapBulkNodes) }
+
+// AsDatabases returns s as Databases when s has CapDatabases.
+func AsDatabases(s Store) (Databases, bool) { return as[Databases](s, CapDatabases) }
+
+// AsChecker returns s as a Checker when s has CapChecker.
+func AsChecker(s Store) (Checker, bool) { return as[Checker](s, CapChecker) }
+
+// AsSessions returns s as Sessions when s has CapSessions.
+func AsSessions(s Store) (Sessions, bool) { return as[Sessions](s, CapSessions) }
+
+func as[T any](s Store, c Capability) (T, bool) {
+	var zero T
+	if s == nil || !Capabilities(s).Has(c) {
+		return zero, false
+	}
+	t, ok := s.(T)
+	return t, ok
+}
+
+// Sessions is an optional capability of a store whose calls can run on
+// resources owned by one worker (database connections, prepared
+// statements, buffers) for a whole phase, without the lookups and locks a
+// store shared by all goroutines needs per call. The benchmark's loaders
+// and requesters each open one session per database and close it at the
+// end of the phase.
+type Sessions interface {
+	// Session opens a session: a Store with this store's semantics and
+	// database whose calls run on the session's own resources. It may
+	// connect before returning, so that the first measured call does not
+	// pay for it.
+	Session(ctx context.Context) (Session, error)
+}
+
+// Session is a Store used by one goroutine at a time (calls must not
+// overlap) until Close. It has the capabilities of the store it came from
+// (bulk loads, checks), except Sessions and Databases, unless its Capabilities
+// say otherwise. Close releases its resources; a call after Close returns
+// an error wrapping ErrClosed.
+type Session interface {
+	Store
+	Close() error
+}
+
+// OpenSession returns a session of s: s.Session(ctx) when s has
+// CapSessions, else s itself behind a Close that does nothing (s must then
+// be safe for concurrent use, as every Store is). Errors: those of
+// s.Session.
+func OpenSession(ctx context.Context, s Store) (Session, error) {
+	if ss, ok := AsSessions(s); ok {
+		return ss.Session(ctx)
+	}
+	return sharedSession{Forward{Inner: s}}, nil
+}
+
+// sharedSession is the session of a store without Sessions: the store
+// itself, with a Close that leaves it open.
+type sharedSession struct{ Forward }
+
+// Close does nothing: the store belongs to its opener.
+func (sharedSession) Close() error { return nil }
+
+// Forward is a Store that forwards every call to Inner, the calls of the
+// optional capabilities included, and reports Inner's capabilities
+// (Capabilities). Embed it in a wrapper (tracing, counting, fault
+// injection) and override only the methods the wrapper changes: the
+// wrapper keeps bulk loads, per-database views, checks and sessions of the
+// store it wraps.
+//
+// A capability Inner lacks is not reported, and its methods return an
+// error wrapping errors.ErrUnsupported.
+type Forward struct {
+	// Inner is the wrapped store.
+	Inner Store
+	// Wrap, when not nil, wraps the stores that Inner hands out: the
+	// per-database views of Database and the sessions of Session, so that
+	// a wrapper sees their calls too. It is typically the function that
+	// built the wrapper.
+	Wrap func(Store) Store
+}
+
+// Capabilities returns the capabilities of Inner.
+func (f Forward) Capabilities() Capability { return Capabilities(f.Inner) }
+
+func (f Forward) wrap(s Store) Store {
+	if f.Wrap == nil {
+		return s
+	}
+	return f.Wrap(s)
+}
+
+func unsupported(inner Store, method string) error {
+	return fmt.Errorf("store: %T has no %s: %w", inner, method, errors.ErrUnsupported)
+}
+
+// AddLink forwards to Inner.
+func (f Forward) AddLink(ctx context.Context, l Link, noInverse bool) (WriteResult, error) {
+	return f.Inner.AddLink(ctx, l, noInverse)
+}
+
+// UpdateLink forwards to Inner.
+func (f Forward) UpdateLink(ctx context.Context, l Link, noInverse bool) (WriteResult, error) {
+	return f.Inner.UpdateLink(ctx, l, noInverse)
+}
+
+// DeleteLink forwards to Inner.
+func (f Forward) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
+	return f.Inner.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
+}
+
+// GetLink forwards to Inner.
+func (f Forward) GetLink(ctx context.Context, id1, linkType, id2 int64) (Link, bool, error) {
+	return f.Inner.GetLink(ctx, id1, linkType, id2)
+}
+
+// MultigetLinks forwards to Inner.
+func (f Forward) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []Link) ([]Link, error) {
+	return f.Inner.MultigetLinks(ctx, id1, linkType, id2s, dst)
+}
+
+// GetLinkList forwards to Inner.
+func (f Forward) GetLinkList(ctx context.Context, r LinkRange, dst []Link) ([]Link, error) {
+	return f.Inner.GetLinkList(ctx, r, dst)
+}
+
+// CountLinks forwards to Inner.
+func (f Forward) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
+	return f.Inner.CountLinks(ctx, id1, linkType)
+}
+
+// ResetNodeStore forwards to Inner.
+func (f Forward) ResetNodeStore(ctx context.Context, startID int64) error {
+	return f.Inner.ResetNodeStore(ctx, startID)
+}
+
+// AddNode forwards to Inner.
+func (f Forward) AddNode(ctx context.Context, n Node) (int64, error) { return f.Inner.AddNode(ctx, n) }
+
+// GetNode forwards to Inner.
+func (f Forward) GetNode(ctx context.Context, nodeType int32, id int64) (Node, bool, error) {
+	return f.Inner.GetNode(ctx, nodeType, id)
+}
+
+// UpdateNode forwards to Inner.
+func (f Forward) UpdateNode(ctx context.Context, n Node) (bool, error) {
+	return f.Inner.UpdateNode(ctx, n)
+}
+
+// DeleteNode forwards to Inner.
+func (f Forward) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	return f.Inner.DeleteNode(ctx, nodeType, id)
+}
+
+// AddBulkLinks forwards to Inner's BulkLinkLoader.
+func (f Forward) AddBulkLinks(ctx context.Context, links []Link, noInverse bool) error {
+	b, ok := AsBulkLinkLoader(f.Inner)
+	if !ok {
+		return unsupported(f.Inner, "AddBulkLinks")
+	}
+	return b.AddBulkLinks(ctx, links, noInverse)
+}
+
+// AddBulkCounts forwards to Inner's BulkLinkLoader.
+func (f Forward) AddBulkCounts(ctx context.Context, counts []LinkCount) error {
+	b, ok := AsBulkLinkLoader(f.Inner)
+	if !ok {
+		return unsupported(f.Inner, "AddBulkCounts")
+	}
+	return b.AddBulkCounts(ctx, counts)
+}
+
+// AddBulkNodes forwards to Inner's BulkNodeLoader.
+func (f Forward) AddBulkNodes(ctx context.Context, nodes []Node) error {
+	b, ok := AsBulkNodeLoader(f.Inner)
+	if !ok {
+		return unsupported(f.Inner, "AddBulkNodes")
+	}
+	return b.AddBulkNodes(ctx, nodes)
+}
+
+// Database returns Inner's view of the database name, passed through Wrap.
+func (f Forward) Database(ctx context.Context, name string) (Store, error) {
+	d, ok := AsDatabases(f.Inner)
+	if !ok {
+		return nil, unsupported(f.Inner, "Database")
+	}
+	s, err := d.Database(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return f.wrap(s), nil
+}
+
+// NodeStats forwards to Inner's Checker.
+func (f Forward) NodeStats(ctx context.Context) (NodeStats, error) {
+	c, ok := AsChecker(f.Inner)
+	if !ok {
+		return NodeStats{}, unsupported(f.Inner, "NodeStats")
+	}
+	return c.NodeStats(ctx)
+}
+
+// CheckCounts forwards to Inner's Checker.
+func (f Forward) CheckCounts(ctx context.Context, limit int) ([]CountMismatch, int64, error) {
+	c, ok := AsChecker(f.Inner)
+	if !ok {
+		return nil, 0, unsupported(f.Inner, "CheckCounts")
+	}
+	return c.CheckCounts(ctx, limit)
+}
+
+// Session opens a session of Inner and passes it through Wrap; closing
+// the result closes Inner's session.
+func (f Forward) Session(ctx context.Context) (Session, error) {
+	ss, ok := AsSessions(f.Inner)
+	if !ok {
+		return nil, unsupported(f.Inner, "Session")
+	}
+	sess, err := ss.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Wrap == nil {
+		return sess, nil
+	}
+	return &wrappedSession{Forward: Forward{Inner: f.Wrap(sess)}, close: sess.Close}, nil
+}
+
+// wrappedSession is a session passed through a wrapper: calls go to the
+// wrapper, Close to the session it wraps.
+type wrappedSession struct {
+	Forward
+	close func() error
+}
+
+// Close closes the wrapped session.
+func (s *wrappedSession) Close() error { return s.close() }
+
+// Interface checks: Forward has every capability's methods.
+var (
+	_ Store          = Forward{}
+	_ BulkLinkLoader = Forward{}
+	_ BulkNodeLoader = Forward{}
+	_ Databases      = Forward{}
+	_ Checker        = Forward{}
+	_ Sessions       = Forward{}
+	_ Capabler       = Forward{}
+)
