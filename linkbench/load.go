@@ -94,7 +94,6 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		total = int64(len(jl.chunks))
 	}
 
-	bulkLinks, _ := st.(store.BulkLinkLoader)
 	nodeWorkers := 0
 	if cfg.GenerateNodes {
 		nodeWorkers = 1
@@ -107,24 +106,34 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 			return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
 		}
 	}
+	// Each loader works on sessions of its own (store.OpenSession): with
+	// the SQL stores, connections it owns for the whole phase, as each of
+	// LinkBench's loaders owns its store object.
+	sessions, closeSessions, err := workerSessions(ctx, stores, cfg.Loaders+nodeWorkers)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSessions()
 	loaders := make([]*linkLoader, cfg.Loaders)
 	for i := range loaders {
-		if loaders[i], err = newLinkLoader(w, i, seed, stores, recs[i]); err != nil {
+		if loaders[i], err = newLinkLoader(w, i, seed, sessions[i], recs[i]); err != nil {
 			return nil, err
 		}
 		if jl != nil {
 			loaders[i].src = jl.chunkSrc
 		}
-		if bulkLinks != nil {
-			loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
-			for d, s := range stores {
-				loaders[i].bulkLinks[d], _ = s.(store.BulkLinkLoader)
+		for d, s := range sessions[i] {
+			if b, ok := store.AsBulkLinkLoader(s); ok {
+				if loaders[i].bulkLinks == nil {
+					loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
+				}
+				loaders[i].bulkLinks[d] = b
 			}
 		}
 	}
 	var nl *nodeLoader
 	if cfg.GenerateNodes {
-		if nl, err = newNodeLoader(w, seed, stores, recs[len(recs)-1]); err != nil {
+		if nl, err = newNodeLoader(w, seed, sessions[cfg.Loaders], recs[len(recs)-1]); err != nil {
 			return nil, err
 		}
 		if jl != nil {
@@ -221,7 +230,7 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 func verifyNodes(ctx context.Context, cfg *Config, stores []store.Store, names []string) error {
 	want := store.NodeStats{Count: cfg.MaxID1 - cfg.StartID1, MinID: cfg.StartID1, MaxID: cfg.MaxID1 - 1}
 	for i, s := range stores {
-		ch, ok := s.(store.Checker)
+		ch, ok := store.AsChecker(s)
 		if !ok {
 			continue
 		}
@@ -576,7 +585,7 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 		if err := st.ResetNodeStore(ctx, cfg.StartID1); err != nil {
 			return fmt.Errorf("load: ResetNodeStore: %w", err)
 		}
-		bulk, _ := st.(store.BulkNodeLoader)
+		bulk, _ := store.AsBulkNodeLoader(st)
 		rng := nl.src
 		if rng == nil {
 			// Fast mode: one stream per database. (Java mode: one Random and

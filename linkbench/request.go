@@ -91,6 +91,14 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if err != nil {
 		return nil, err
 	}
+	// Each requester works on sessions of its own (store.OpenSession): with
+	// the SQL stores, connections it owns for the whole phase, as each of
+	// LinkBench's requesters owns its store object.
+	sessions, closeSessions, err := workerSessions(ctx, stores, cfg.Requesters)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSessions()
 	reqs := make([]*requester, cfg.Requesters)
 	recs := make([]*stats.Recorder, cfg.Requesters)
 	var javaSeeds []int64
@@ -102,7 +110,7 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 		if javaSeeds != nil {
 			s = javaSeeds[i]
 		}
-		if reqs[i], err = newRequester(w, i, s, stores); err != nil {
+		if reqs[i], err = newRequester(w, i, s, sessions[i]); err != nil {
 			return nil, err
 		}
 		recs[i] = reqs[i].rec

@@ -201,39 +201,13 @@ func (t *Tracer) link(ctx context.Context, name string, l *store.Link) {
 }
 
 // Wrap returns a store that forwards every call to inner and traces it.
-// The result implements exactly the optional capabilities inner implements
-// (store.BulkLinkLoader, store.BulkNodeLoader, store.Databases — whose
-// databases are traced too — and store.Checker, whose calls are not traced),
-// so that Load and Request take the same paths as with inner. Several
-// stores may be wrapped by one Tracer.
+// It is built on store.Forward: it has exactly the optional capabilities
+// inner has (bulk loads, databases and sessions, which are traced too,
+// and checks, which are not), so that Load and Request take the same
+// paths as with inner. Several stores may be wrapped by one Tracer.
 func (t *Tracer) Wrap(inner store.Store) store.Store {
-	base := &tracedStore{t: t, inner: inner}
-	bl, isBL := inner.(store.BulkLinkLoader)
-	bn, isBN := inner.(store.BulkNodeLoader)
-	db, isDB := inner.(store.Databases)
-	ck, isCK := inner.(store.Checker)
-	caps := 0
-	if isBL {
-		caps |= capBulkLinks
-	}
-	if isBN {
-		caps |= capBulkNodes
-	}
-	if isDB {
-		caps |= capDatabases
-	}
-	if isCK {
-		caps |= capChecker
-	}
-	return wrapCaps(caps, base, tracedBulkLinks{t, bl}, tracedBulkNodes{t, bn}, tracedDatabases{t, db}, ck)
+	return &tracedStore{Forward: store.Forward{Inner: inner, Wrap: t.Wrap}, t: t}
 }
-
-const (
-	capBulkLinks = 1 << iota
-	capBulkNodes
-	capDatabases
-	capChecker
-)
 
 // traceOf returns the Tracer of a store returned by Tracer.Wrap.
 func traceOf(st store.Store) *Tracer {
@@ -243,30 +217,31 @@ func traceOf(st store.Store) *Tracer {
 	return nil
 }
 
-// tracedStore traces the calls of store.Store.
+// tracedStore traces the calls of store.Store and of the bulk loads; the
+// other capabilities are forwarded by store.Forward.
 type tracedStore struct {
-	t     *Tracer
-	inner store.Store
+	store.Forward
+	t *Tracer
 }
 
 func (s *tracedStore) tracer() *Tracer { return s.t }
 
 func (s *tracedStore) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	r, err := s.inner.AddLink(ctx, l, noInverse)
+	r, err := s.Inner.AddLink(ctx, l, noInverse)
 	s.t.link(ctx, "addLink", &l)
 	s.t.end()
 	return r, err
 }
 
 func (s *tracedStore) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	r, err := s.inner.UpdateLink(ctx, l, noInverse)
+	r, err := s.Inner.UpdateLink(ctx, l, noInverse)
 	s.t.link(ctx, "updateLink", &l)
 	s.t.end()
 	return r, err
 }
 
 func (s *tracedStore) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
-	found, err := s.inner.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
+	found, err := s.Inner.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
 	s.t.begin(ctx, "deleteLink")
 	s.t.int("id1", id1)
 	s.t.int("type", linkType)
@@ -279,7 +254,7 @@ func (s *tracedStore) DeleteLink(ctx context.Context, id1, linkType, id2 int64, 
 }
 
 func (s *tracedStore) GetLink(ctx context.Context, id1, linkType, id2 int64) (store.Link, bool, error) {
-	l, found, err := s.inner.GetLink(ctx, id1, linkType, id2)
+	l, found, err := s.Inner.GetLink(ctx, id1, linkType, id2)
 	s.t.begin(ctx, "getLink")
 	s.t.int("id1", id1)
 	s.t.int("type", linkType)
@@ -289,7 +264,7 @@ func (s *tracedStore) GetLink(ctx context.Context, id1, linkType, id2 int64) (st
 }
 
 func (s *tracedStore) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	res, err := s.inner.MultigetLinks(ctx, id1, linkType, id2s, dst)
+	res, err := s.Inner.MultigetLinks(ctx, id1, linkType, id2s, dst)
 	s.t.begin(ctx, "multigetLinks")
 	s.t.int("id1", id1)
 	s.t.int("type", linkType)
@@ -306,7 +281,7 @@ func (s *tracedStore) MultigetLinks(ctx context.Context, id1, linkType int64, id
 }
 
 func (s *tracedStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	res, err := s.inner.GetLinkList(ctx, r, dst)
+	res, err := s.Inner.GetLinkList(ctx, r, dst)
 	if r == store.FullRange(r.ID1, r.LinkType) {
 		s.t.begin(ctx, "getLinkList")
 		s.t.int("id1", r.ID1)
@@ -323,7 +298,7 @@ func (s *tracedStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []
 }
 
 func (s *tracedStore) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	n, err := s.inner.CountLinks(ctx, id1, linkType)
+	n, err := s.Inner.CountLinks(ctx, id1, linkType)
 	s.t.begin(ctx, "countLinks")
 	s.t.int("id1", id1)
 	s.t.int("type", linkType)
@@ -332,7 +307,7 @@ func (s *tracedStore) CountLinks(ctx context.Context, id1, linkType int64) (int6
 }
 
 func (s *tracedStore) ResetNodeStore(ctx context.Context, startID int64) error {
-	err := s.inner.ResetNodeStore(ctx, startID)
+	err := s.Inner.ResetNodeStore(ctx, startID)
 	s.t.begin(ctx, "resetNodeStore")
 	s.t.int("start", startID)
 	s.t.end()
@@ -340,7 +315,7 @@ func (s *tracedStore) ResetNodeStore(ctx context.Context, startID int64) error {
 }
 
 func (s *tracedStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
-	id, err := s.inner.AddNode(ctx, n)
+	id, err := s.Inner.AddNode(ctx, n)
 	if err != nil {
 		id = 0
 	}
@@ -352,7 +327,7 @@ func (s *tracedStore) AddNode(ctx context.Context, n store.Node) (int64, error) 
 }
 
 func (s *tracedStore) GetNode(ctx context.Context, nodeType int32, id int64) (store.Node, bool, error) {
-	n, found, err := s.inner.GetNode(ctx, nodeType, id)
+	n, found, err := s.Inner.GetNode(ctx, nodeType, id)
 	s.t.begin(ctx, "getNode")
 	s.t.int("id", id)
 	s.t.end()
@@ -360,7 +335,7 @@ func (s *tracedStore) GetNode(ctx context.Context, nodeType int32, id int64) (st
 }
 
 func (s *tracedStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
-	found, err := s.inner.UpdateNode(ctx, n)
+	found, err := s.Inner.UpdateNode(ctx, n)
 	s.t.begin(ctx, "updateNode")
 	s.t.int("id", n.ID)
 	s.t.int("len", int64(len(n.Data)))
@@ -369,21 +344,15 @@ func (s *tracedStore) UpdateNode(ctx context.Context, n store.Node) (bool, error
 }
 
 func (s *tracedStore) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	found, err := s.inner.DeleteNode(ctx, nodeType, id)
+	found, err := s.Inner.DeleteNode(ctx, nodeType, id)
 	s.t.begin(ctx, "deleteNode")
 	s.t.int("id", id)
 	s.t.end()
 	return found, err
 }
 
-// tracedBulkLinks traces store.BulkLinkLoader.
-type tracedBulkLinks struct {
-	t *Tracer
-	b store.BulkLinkLoader
-}
-
-func (s tracedBulkLinks) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
-	err := s.b.AddBulkLinks(ctx, links, noInverse)
+func (s *tracedStore) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
+	err := s.Forward.AddBulkLinks(ctx, links, noInverse)
 	t := s.t
 	t.begin(ctx, "addBulkLinks")
 	t.int("n", int64(len(links)))
@@ -404,8 +373,8 @@ func (s tracedBulkLinks) AddBulkLinks(ctx context.Context, links []store.Link, n
 	return err
 }
 
-func (s tracedBulkLinks) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	err := s.b.AddBulkCounts(ctx, counts)
+func (s *tracedStore) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
+	err := s.Forward.AddBulkCounts(ctx, counts)
 	t := s.t
 	t.begin(ctx, "addBulkCounts")
 	t.int("n", int64(len(counts)))
@@ -424,14 +393,8 @@ func (s tracedBulkLinks) AddBulkCounts(ctx context.Context, counts []store.LinkC
 	return err
 }
 
-// tracedBulkNodes traces store.BulkNodeLoader.
-type tracedBulkNodes struct {
-	t *Tracer
-	b store.BulkNodeLoader
-}
-
-func (s tracedBulkNodes) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	err := s.b.AddBulkNodes(ctx, nodes)
+func (s *tracedStore) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
+	err := s.Forward.AddBulkNodes(ctx, nodes)
 	t := s.t
 	t.begin(ctx, "bulkAddNodes")
 	t.int("n", int64(len(nodes)))
@@ -463,19 +426,4 @@ func (t *Tracer) appendTag(ctx context.Context) {
 		t.buf = append(t.buf, '-')
 	}
 	t.buf = append(t.buf, ' ')
-}
-
-// tracedDatabases wraps the databases of a store.Databases with the same
-// Tracer.
-type tracedDatabases struct {
-	t *Tracer
-	d store.Databases
-}
-
-func (s tracedDatabases) Database(ctx context.Context, name string) (store.Store, error) {
-	st, err := s.d.Database(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return s.t.Wrap(st), nil
 }

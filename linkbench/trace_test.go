@@ -103,58 +103,71 @@ t3 updateNode id=3 len=2
 	}
 }
 
-// capStore builds a store with exactly the optional capabilities of caps,
-// from memstore (which has them all).
-func capStore(caps int) store.Store {
-	m := memstore.New()
-	inner := &tracedStore{t: NewTracer(io.Discard), inner: m}
-	return wrapCaps(caps, inner, tracedBulkLinks{inner.t, m}, tracedBulkNodes{inner.t, m}, tracedDatabases{inner.t, m}, m)
+// capped is a store with the optional capabilities of caps only, from
+// memstore (which has all but Sessions) plus a Session of its own.
+type capped struct {
+	store.Forward
+	caps store.Capability
+	last *cappedSession
 }
 
-func capsOf(s store.Store) int {
-	c := 0
-	if _, ok := s.(store.BulkLinkLoader); ok {
-		c |= capBulkLinks
-	}
-	if _, ok := s.(store.BulkNodeLoader); ok {
-		c |= capBulkNodes
-	}
-	if _, ok := s.(store.Databases); ok {
-		c |= capDatabases
-	}
-	if _, ok := s.(store.Checker); ok {
-		c |= capChecker
-	}
-	return c
+func (c *capped) Capabilities() store.Capability { return c.caps }
+
+// Session opens a session that counts its Close.
+func (c *capped) Session(ctx context.Context) (store.Session, error) {
+	c.last = &cappedSession{Forward: store.Forward{Inner: c.Inner}}
+	return c.last, nil
 }
 
-// TestTracerKeepsCapabilities: Wrap exposes exactly the optional
-// interfaces of the inner store, for all 16 combinations, and databases of
-// a traced store are traced.
+type cappedSession struct {
+	store.Forward
+	closed int
+}
+
+func (s *cappedSession) Close() error { s.closed++; return nil }
+
+// TestTracerKeepsCapabilities: Wrap reports exactly the capabilities of
+// the inner store, for all 32 combinations, and the databases and
+// sessions of a traced store are traced.
 func TestTracerKeepsCapabilities(t *testing.T) {
-	for caps := 0; caps < 16; caps++ {
-		inner := capStore(caps)
-		if got := capsOf(inner); got != caps {
-			t.Fatalf("test store for caps %04b has %04b", caps, got)
-		}
-		if got := capsOf(NewTracer(io.Discard).Wrap(inner)); got != caps {
-			t.Errorf("Wrap of a store with capabilities %04b has %04b", caps, got)
+	all := store.CapBulkLinks | store.CapBulkNodes | store.CapDatabases | store.CapChecker | store.CapSessions
+	for caps := range all + 1 {
+		inner := &capped{Forward: store.Forward{Inner: memstore.New()}, caps: caps}
+		if got := store.Capabilities(NewTracer(io.Discard).Wrap(inner)); got != caps {
+			t.Errorf("Wrap of a store with capabilities %v has %v", caps, got)
 		}
 	}
 	var buf bytes.Buffer
 	tr := NewTracer(&buf)
-	db, err := tr.Wrap(memstore.New()).(store.Databases).Database(context.Background(), "linkdb1")
+	m := memstore.New()
+	inner := &capped{Forward: store.Forward{Inner: m}, caps: all}
+	traced := tr.Wrap(inner)
+	dbs, ok := store.AsDatabases(traced)
+	if !ok {
+		t.Fatal("a traced store lost Databases")
+	}
+	db, err := dbs.Database(context.Background(), "linkdb1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if capsOf(db) != capsOf(memstore.New()) {
-		t.Errorf("a traced database has capabilities %04b", capsOf(db))
+	if got, want := store.Capabilities(db), store.Capabilities(m); got != want {
+		t.Errorf("a traced database has capabilities %v, want %v", got, want)
 	}
 	if _, err := db.CountLinks(context.Background(), 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Flush(); err != nil || buf.String() != "- countLinks id1=1 type=2\n" {
-		t.Errorf("database call traced as %q (%v)", buf.String(), err)
+	sess, err := store.OpenSession(context.Background(), traced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CountLinks(context.Background(), 3, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil || inner.last == nil || inner.last.closed != 1 {
+		t.Fatalf("closing the traced session: %v; inner session %+v", err, inner.last)
+	}
+	if err := tr.Flush(); err != nil || buf.String() != "- countLinks id1=1 type=2\n- countLinks id1=3 type=4\n" {
+		t.Errorf("database and session calls traced as %q (%v)", buf.String(), err)
 	}
 }
 

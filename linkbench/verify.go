@@ -47,7 +47,7 @@ func Verify(ctx context.Context, cfg Config, st store.Store) ([]VerifyResult, er
 	var out []VerifyResult
 	var bad []string
 	for i, s := range stores {
-		ch, ok := s.(store.Checker)
+		ch, ok := store.AsChecker(s)
 		if !ok {
 			return out, fmt.Errorf("verify: the store of database %s cannot be checked (it does not implement store.Checker)", names[i])
 		}

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/store"
 )
@@ -381,7 +383,7 @@ func newDataGen(key string, g DataGenConfig) (distributions.DataGen, error) {
 func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, []string, error) {
 	names := make([]string, cfg.DBCount)
 	stores := make([]store.Store, cfg.DBCount)
-	dbs, multi := st.(store.Databases)
+	dbs, multi := store.AsDatabases(st)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
 		if cfg.DBCount == 1 && cfg.Store.DBID != "" {
@@ -402,6 +404,52 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 		stores[i] = s
 	}
 	return stores, names, nil
+}
+
+// workerSessions opens, for each of n workers, a session of every
+// database store (store.OpenSession: the store itself for stores without
+// sessions), a few at a time. closeAll closes them; on error the sessions
+// already opened are closed.
+func workerSessions(ctx context.Context, stores []store.Store, n int) (sessions [][]store.Store, closeAll func(), err error) {
+	opened := make([][]store.Session, n)
+	for i := range opened {
+		opened[i] = make([]store.Session, len(stores))
+	}
+	closeAll = func() {
+		for _, ws := range opened {
+			for _, s := range ws {
+				if s != nil {
+					_ = s.Close()
+				}
+			}
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range opened {
+		for d, st := range stores {
+			g.Go(func() error {
+				s, err := store.OpenSession(gctx, st)
+				if err != nil {
+					return fmt.Errorf("open a session of database %d for worker %d: %w", d, i, err)
+				}
+				opened[i][d] = s
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	sessions = make([][]store.Store, n)
+	for i, ws := range opened {
+		sessions[i] = make([]store.Store, len(ws))
+		for d, s := range ws {
+			sessions[i][d] = s
+		}
+	}
+	return sessions, closeAll, nil
 }
 
 // resolveSeed returns the seed to use: the configured one, or a fresh
