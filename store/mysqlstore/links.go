@@ -1,12 +1,11 @@
 package mysqlstore
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
-	"errors"
+	"database/sql/driver"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/linkbench-go/linkbench/store"
 )
@@ -20,63 +19,85 @@ const maxPathSwitches = 32
 // longer lists are queried in chunks.
 const maxInList = 4096
 
+// run runs the attempts of one call named o: f until it succeeds, or fails
+// with an error the retry policy does not retry (see retrier.fail).
+// idempotent says whether an attempt may be repeated after it possibly
+// reached the server.
+func (ss *Session) run(ctx context.Context, o op, idempotent bool, f func() error) error {
+	if err := ss.enter(ctx, o); err != nil {
+		return err
+	}
+	r := retrier{s: ss.v, o: o}
+	for {
+		err := f()
+		if err == nil {
+			r.done()
+			return nil
+		}
+		if err = r.fail(ctx, err, idempotent); err != nil {
+			return err
+		}
+		if ss.closed {
+			return fmt.Errorf("mysqlstore: %s: %w", o, store.ErrClosed)
+		}
+	}
+}
+
 // AddLink inserts l, or overwrites the link with the same (ID1, LinkType,
-// ID2), keeping the count of (ID1, LinkType) equal to its visible links
-// (reference §2.1, MD's addLink of §3.3: insert first; on a duplicate key,
-// a locked update). It returns store.LinkInsert, store.LinkUpdate, or
-// store.LinkNoChange when the existing row already held l's values.
-// noInverse is ignored. l.Data must be shorter than 256 bytes (the column
-// is VARCHAR(255)); ids, LinkType and Time must be >= 0 (unsigned
-// columns). Errors: see the package documentation.
-func (s *Store) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return s.writeLink(ctx, opAddLink, &l, true)
+// ID2), keeping the count of (ID1, LinkType) equal to its visible links,
+// with MD's statements (reference §3.3 addLink): on the write connection,
+// INSERT the link and upsert its count, then COMMIT; on a duplicate key,
+// ROLLBACK and take the update path (SELECT ... FOR UPDATE, UPDATE, the
+// count's UPDATE when the visibility changes, COMMIT). It returns
+// store.LinkInsert, store.LinkUpdate, or store.LinkNoChange when the
+// server reports that the UPDATE changed nothing (InnoDB does; ROCKSDB
+// reports a matched row as changed, hence LinkUpdate there). noInverse is
+// ignored. l.Data must be shorter than 256 bytes (the column is
+// VARCHAR(255)); ids, LinkType and Time must be >= 0 (unsigned columns).
+func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
+	return ss.writeLink(ctx, opAddLink, &l, true)
 }
 
 // UpdateLink has AddLink's end state, starting with the locked update and
 // falling back to an insert when the link is absent (MD's updateLink): it
 // returns store.LinkUpdate or store.LinkNoChange when the link existed,
 // store.LinkInsert otherwise. After a retry that follows a lost commit the
-// result may describe the second attempt (LinkNoChange), never a wrong
-// state.
-func (s *Store) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return s.writeLink(ctx, opUpdateLink, &l, false)
+// result may describe the second attempt, never a wrong state.
+func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
+	return ss.writeLink(ctx, opUpdateLink, &l, false)
 }
 
-func (s *Store) writeLink(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
-	if err := s.check(ctx, o.String()); err != nil {
-		return 0, err
-	}
-	r := retrier{s: s, o: o}
-	for {
-		res, err := s.writeLinkOnce(ctx, o, l, insertFirst)
-		if err == nil {
-			r.done()
-			return res, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return 0, err
-		}
-	}
+func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
+	err = ss.run(ctx, o, true, func() error {
+		var err error
+		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
+		return err
+	})
+	return res, err
 }
 
 // writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
-func (s *Store) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
+func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
+	c, err := ss.conn(ctx, connWrite)
+	if err != nil {
+		return 0, err
+	}
 	insert := insertFirst
 	for range maxPathSwitches {
 		if insert {
-			dup, err := s.insertLinkTx(ctx, o, l)
+			dup, err := ss.insertLink(ctx, c, o, l)
 			if err != nil || !dup {
 				return store.LinkInsert, err
 			}
-			s.c.ctr.addToUpd.Add(1)
+			ss.v.c.ctr.addToUpd.Add(1)
 			insert = false
 			continue
 		}
-		res, missing, err := s.updateLinkTx(ctx, o, l)
+		res, missing, err := ss.updateLink(ctx, c, o, l)
 		if err != nil || !missing {
 			return res, err
 		}
-		s.c.ctr.updToAdd.Add(1)
+		ss.v.c.ctr.updToAdd.Add(1)
 		insert = true
 	}
 	return 0, fmt.Errorf("link (%d, %d, %d) kept appearing and disappearing under concurrent writers (%d tries)",
@@ -86,553 +107,466 @@ func (s *Store) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFi
 // visible reports whether a stored visibility counts.
 func visible(v int64) bool { return v == int64(store.VisibilityDefault) }
 
-// begin starts a transaction.
-func (s *Store) begin(ctx context.Context, o op) (*sql.Tx, error) {
-	if err := s.inject(o, "begin"); err != nil {
-		return nil, err
+// execW runs statement id on the write connection c, inside its open
+// transaction; on failure the transaction is rolled back.
+func (ss *Session) execW(ctx context.Context, c *conn, o op, label string, id int, args []driver.Value) (int64, error) {
+	st, err := c.stmt(ctx, ss, id)
+	if err == nil {
+		err = ss.v.inject(o, label)
 	}
-	return s.c.db.BeginTx(ctx, nil)
+	var n int64
+	if err == nil {
+		n, _, err = c.exec(ctx, st, args)
+	}
+	if err != nil {
+		ss.rollback(ctx, c)
+	}
+	return n, err
 }
 
-// commit commits tx (an injected failure rolls it back, as a server that
-// refuses the commit would).
-func (s *Store) commit(tx *sql.Tx, o op) error {
-	if err := s.inject(o, "commit"); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// insertLinkTx inserts l and counts it, in one transaction. dup reports a
-// duplicate key (nothing done).
-func (s *Store) insertLinkTx(ctx context.Context, o op, l *store.Link) (dup bool, err error) {
-	ins, err := s.q.stmt(ctx, s.c.db, sInsLink)
+// insertLink inserts l and counts it, in one transaction (the insert path
+// of MD's addLink). dup reports a duplicate key (rolled back, nothing done).
+func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link) (dup bool, err error) {
+	_, err = ss.execW(ctx, c, o, "insert", sInsLink, c.setArgs(l.ID1, l.ID2, l.LinkType, int64(l.Visibility),
+		nonNil(l.Data), int64(l.Version), l.Time))
 	if err != nil {
-		return false, err
-	}
-	ups, err := s.q.stmt(ctx, s.c.db, sCntUpsert)
-	if err != nil {
-		return false, err
-	}
-	tx, err := s.begin(ctx, o)
-	if err != nil {
-		return false, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tx.Rollback()
-		}
-	}()
-	if err := s.inject(o, "insert"); err != nil {
-		return false, err
-	}
-	if _, err := tx.StmtContext(ctx, ins).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, int64(l.Visibility),
-		nonNil(l.Data), int64(l.Version), l.Time); err != nil {
-		if isDup(err) {
-			return true, nil
-		}
-		return false, err
+		return isDup(err), ignoreDup(err)
 	}
 	var base int64
 	if l.Visibility == store.VisibilityDefault {
 		base = 1
 	}
-	if err := s.countUpsert(ctx, o, tx, ups, l.ID1, l.LinkType, base); err != nil {
+	now := time.Now().UnixMilli()
+	n, err := ss.execW(ctx, c, o, "count", sCntUpsert, c.setArgs(l.ID1, l.LinkType, base, now, base, now))
+	if err != nil {
 		return false, err
 	}
-	done = true
-	return false, s.commit(tx, o)
-}
-
-// countUpsert adds delta (0 or 1) to the count of (id1, linkType),
-// creating the row with count delta when it is absent.
-func (s *Store) countUpsert(ctx context.Context, o op, tx *sql.Tx, ups *sql.Stmt, id1, linkType, delta int64) error {
-	if err := s.inject(o, "count"); err != nil {
-		return err
-	}
-	now := time.Now().UnixMilli()
-	res, err := tx.StmtContext(ctx, ups).ExecContext(ctx, id1, linkType, delta, now, delta, now)
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
 	if n != 1 && n != 2 {
-		return fmt.Errorf("count upsert of (%d, %d) affected %d rows, want 1 or 2", id1, linkType, n)
+		ss.rollback(ctx, c)
+		return false, fmt.Errorf("count upsert of (%d, %d) affected %d rows, want 1 or 2", l.ID1, l.LinkType, n)
 	}
-	return nil
+	return false, ss.commit(ctx, c, o)
 }
 
-// countDec subtracts one from the count of (id1, linkType), which must
-// exist.
-func (s *Store) countDec(ctx context.Context, o op, tx *sql.Tx, dec *sql.Stmt, id1, linkType int64) error {
-	if err := s.inject(o, "count"); err != nil {
-		return err
+// ignoreDup returns nil for a duplicate-key error, err otherwise.
+func ignoreDup(err error) error {
+	if isDup(err) {
+		return nil
 	}
-	res, err := tx.StmtContext(ctx, dec).ExecContext(ctx, time.Now().UnixMilli(), id1, linkType)
+	return err
+}
+
+// lockLink reads the visibility of the link row with S-lock (SELECT ...
+// FOR UPDATE) on the write connection; found is false when there is no
+// row. On an error the transaction is rolled back.
+func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
+	st, err := c.stmt(ctx, ss, sLock)
+	if err == nil {
+		err = ss.v.inject(o, "lock")
+	}
+	var rows driver.Rows
+	if err == nil {
+		rows, err = c.query(ctx, st, c.setArgs(id1, id2, linkType))
+	}
+	if err == nil {
+		found, err = scanOne(c, rows, func(d []driver.Value) (err error) {
+			vis, err = asInt64(d[0])
+			return err
+		})
+	}
+	if err != nil {
+		ss.rollback(ctx, c)
+	}
+	return vis, found, err
+}
+
+// updateLink overwrites the locked link with l and adjusts the count, in
+// one transaction (the update path of MD's addLink and updateLink).
+// missing reports that there was no such link (rolled back, nothing done).
+func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link) (res store.WriteResult, missing bool, err error) {
+	vis, found, err := ss.lockLink(ctx, c, o, l.ID1, l.LinkType, l.ID2)
+	if err != nil {
+		return 0, false, err
+	}
+	if !found {
+		ss.rollback(ctx, c)
+		return 0, true, nil
+	}
+	n, err := ss.execW(ctx, c, o, "update", sUpdLink, c.setArgs(int64(l.Visibility), nonNil(l.Data), int64(l.Version), l.Time,
+		l.ID1, l.ID2, l.LinkType))
+	if err != nil {
+		return 0, false, err
+	}
+	switch n {
+	case 0:
+		ss.rollback(ctx, c) // nothing differed (MD: LINK_NO_CHANGE)
+		return store.LinkNoChange, false, nil
+	case 1:
+	default:
+		ss.rollback(ctx, c)
+		return 0, false, fmt.Errorf("update of locked link (%d, %d, %d) affected %d rows", l.ID1, l.LinkType, l.ID2, n)
+	}
+	was, now := visible(vis), l.Visibility == store.VisibilityDefault
+	if was != now {
+		delta := int64(1)
+		if was {
+			delta = -1
+		}
+		if err := ss.countInc(ctx, c, o, l.ID1, l.LinkType, delta); err != nil {
+			return 0, false, err
+		}
+	}
+	return store.LinkUpdate, false, ss.commit(ctx, c, o)
+}
+
+// countInc adds delta (+1 or -1) to the count of (id1, linkType) with
+// S-cnt-inc, which must find the row. A link made visible whose count row
+// is missing (possible only in data not written by LinkBench) gets one
+// from S-cnt-upsert, so counts stay exact. On an error the transaction is
+// rolled back.
+func (ss *Session) countInc(ctx context.Context, c *conn, o op, id1, linkType, delta int64) error {
+	now := time.Now().UnixMilli()
+	n, err := ss.execW(ctx, c, o, "count", sCntInc, c.setArgs(delta, now, id1, linkType))
 	if err != nil {
 		return err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
+	if n == 0 && delta > 0 {
+		if n, err = ss.execW(ctx, c, o, "count", sCntUpsert, c.setArgs(id1, linkType, delta, now, delta, now)); err != nil {
+			return err
+		}
 	}
 	if n != 1 {
-		return fmt.Errorf("count of (%d, %d) is missing while a visible link exists (decrement affected %d rows)",
+		ss.rollback(ctx, c)
+		return fmt.Errorf("count of (%d, %d) is missing while a visible link exists (count update affected %d rows)",
 			id1, linkType, n)
 	}
 	return nil
 }
 
-// lockLink locks the link row and returns its visibility; found is false
-// when there is no row.
-func (s *Store) lockLink(ctx context.Context, o op, tx *sql.Tx, id1, linkType, id2 int64) (vis int64, found bool, err error) {
-	lock, err := s.q.stmt(ctx, s.c.db, sLock)
-	if err != nil {
-		return 0, false, err
-	}
-	if err := s.inject(o, "lock"); err != nil {
-		return 0, false, err
-	}
-	err = tx.StmtContext(ctx, lock).QueryRowContext(ctx, id1, id2, linkType).Scan((*scanI64)(&vis))
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	return vis, err == nil, err
-}
-
-// lockedRow is the link row read by S-lock in the update path, compared
-// field by field with the link being written.
-type lockedRow struct {
-	vis     int64
-	version int64
-	time    int64
-	data    eqData
-}
-
-// eqData is a scan target that only records whether the column equals want.
-type eqData struct {
-	want []byte
-	eq   bool
-}
-
-func (d *eqData) Scan(src any) error {
-	switch v := src.(type) {
-	case []byte:
-		d.eq = bytes.Equal(v, d.want)
-	case string:
-		d.eq = v == string(d.want)
-	case nil:
-		d.eq = false
-	default:
-		return fmt.Errorf("mysqlstore: cannot scan %T into data", src)
-	}
-	return nil
-}
-
-// updateLinkTx overwrites the locked link with l and adjusts the count, in
-// one transaction. missing reports that there was no such link (nothing
-// done).
-//
-// MD decides LINK_NO_CHANGE from the UPDATE's affected rows; MyRocks
-// reports a matched row as changed even when it is not, so the locking
-// read returns the whole row and an unchanged link is detected here,
-// which also saves the UPDATE.
-func (s *Store) updateLinkTx(ctx context.Context, o op, l *store.Link) (res store.WriteResult, missing bool, err error) {
-	lock, err := s.q.stmt(ctx, s.c.db, sLockRow)
-	if err != nil {
-		return 0, false, err
-	}
-	upd, err := s.q.stmt(ctx, s.c.db, sUpdLink)
-	if err != nil {
-		return 0, false, err
-	}
-	var cnt *sql.Stmt
-	if l.Visibility == store.VisibilityDefault {
-		cnt, err = s.q.stmt(ctx, s.c.db, sCntUpsert)
-	} else {
-		cnt, err = s.q.stmt(ctx, s.c.db, sCntDec)
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	tx, err := s.begin(ctx, o)
-	if err != nil {
-		return 0, false, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tx.Rollback()
-		}
-	}()
-	if err := s.inject(o, "lock"); err != nil {
-		return 0, false, err
-	}
-	row := lockedRow{data: eqData{want: nonNil(l.Data)}}
-	err = tx.StmtContext(ctx, lock).QueryRowContext(ctx, l.ID1, l.ID2, l.LinkType).Scan(
-		(*scanI64)(&row.vis), &row.data, (*scanI64)(&row.version), (*scanI64)(&row.time))
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, true, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	if row.vis == int64(l.Visibility) && row.data.eq && row.version == int64(l.Version) && row.time == l.Time {
-		return store.LinkNoChange, false, nil // rolled back: nothing to keep
-	}
-	if err := s.inject(o, "update"); err != nil {
-		return 0, false, err
-	}
-	r, err := tx.StmtContext(ctx, upd).ExecContext(ctx, int64(l.Visibility), nonNil(l.Data), int64(l.Version), l.Time,
-		l.ID1, l.ID2, l.LinkType)
-	if err != nil {
-		return 0, false, err
-	}
-	n, err := r.RowsAffected()
-	if err != nil {
-		return 0, false, err
-	}
-	if n != 1 {
-		return 0, false, fmt.Errorf("update of locked, changed link (%d, %d, %d) affected %d rows", l.ID1, l.LinkType, l.ID2, n)
-	}
-	was, now := visible(row.vis), l.Visibility == store.VisibilityDefault
-	switch {
-	case now && !was:
-		err = s.countUpsert(ctx, o, tx, cnt, l.ID1, l.LinkType, 1)
-	case was && !now:
-		err = s.countDec(ctx, o, tx, cnt, l.ID1, l.LinkType)
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	done = true
-	return store.LinkUpdate, false, s.commit(tx, o)
-}
-
 // DeleteLink hides the link (expunge == false) or removes it (expunge ==
-// true), decrementing the count only if it was visible (reference §3.3
-// deleteLink, with the fix of §11.2-6: expunging a hidden link leaves the
-// count alone). found reports whether the link existed. After a retry that
-// follows a lost commit, found describes the second attempt.
-func (s *Store) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	if err := s.check(ctx, "DeleteLink"); err != nil {
+// true), decrementing the count only if it was visible, with MD's
+// statements (reference §3.3 deleteLink): S-lock; ROLLBACK when the link
+// is absent, or hidden and not expunged; else S-hide or S-del, S-cnt-inc
+// with -1 when it was visible, COMMIT. Unlike MD, expunging a hidden link
+// leaves the count alone (the fix of reference §11.2-6). found reports
+// whether the link existed. After a retry that follows a lost commit,
+// found describes the second attempt.
+func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
+	err = ss.run(ctx, opDeleteLink, true, func() error {
+		var err error
+		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
+		return err
+	})
+	return found, err
+}
+
+func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
+	const o = opDeleteLink
+	c, err := ss.conn(ctx, connWrite)
+	if err != nil {
 		return false, err
 	}
-	r := retrier{s: s, o: opDeleteLink}
-	for {
-		found, err := s.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
-		if err == nil {
-			r.done()
-			return found, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return false, err
-		}
+	vis, found, err := ss.lockLink(ctx, c, o, id1, linkType, id2)
+	if err != nil {
+		return false, err
 	}
-}
-
-func (s *Store) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
-	const o = opDeleteLink
+	if !found || (!expunge && vis == int64(store.VisibilityHidden)) {
+		ss.rollback(ctx, c)
+		return found, nil
+	}
 	which := sHide
 	if expunge {
 		which = sDelLink
 	}
-	wr, err := s.q.stmt(ctx, s.c.db, which)
+	n, err := ss.execW(ctx, c, o, "delete", which, c.setArgs(id1, id2, linkType))
 	if err != nil {
 		return false, err
 	}
-	dec, err := s.q.stmt(ctx, s.c.db, sCntDec)
-	if err != nil {
-		return false, err
-	}
-	tx, err := s.begin(ctx, o)
-	if err != nil {
-		return false, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tx.Rollback()
-		}
-	}()
-	vis, found, err := s.lockLink(ctx, o, tx, id1, linkType, id2)
-	if err != nil || !found {
-		return false, err
-	}
-	if !expunge && vis == int64(store.VisibilityHidden) {
-		return true, nil // already hidden: nothing to change
-	}
-	if err := s.inject(o, "delete"); err != nil {
-		return false, err
-	}
-	r, err := tx.StmtContext(ctx, wr).ExecContext(ctx, id1, id2, linkType)
-	if err != nil {
-		return false, err
-	}
-	if n, err := r.RowsAffected(); err != nil || n != 1 {
-		if err == nil {
-			err = fmt.Errorf("delete of locked link (%d, %d, %d) affected %d rows", id1, linkType, id2, n)
-		}
-		return false, err
+	if n != 1 {
+		ss.rollback(ctx, c)
+		return false, fmt.Errorf("delete of locked link (%d, %d, %d) affected %d rows", id1, linkType, id2, n)
 	}
 	if visible(vis) {
-		if err := s.countDec(ctx, o, tx, dec, id1, linkType); err != nil {
+		if err := ss.countInc(ctx, c, o, id1, linkType, -1); err != nil {
 			return false, err
 		}
 	}
-	done = true
-	return true, s.commit(tx, o)
+	return true, ss.commit(ctx, c, o)
 }
 
-// linkDest returns the scan destinations of the link columns (linkCols)
-// into l.
-func linkDest(l *store.Link, dest *[7]any) []any {
-	dest[0] = (*scanI64)(&l.ID1)
-	dest[1] = (*scanI64)(&l.ID2)
-	dest[2] = (*scanI64)(&l.LinkType)
-	dest[3] = (*scanI8)(&l.Visibility)
-	dest[4] = (*scanData)(&l.Data)
-	dest[5] = (*scanI32)(&l.Version)
-	dest[6] = (*scanI64)(&l.Time)
-	return dest[:]
-}
-
-// GetLink returns the link (hidden or visible); found is false when it is
-// absent. Errors: see the package documentation.
-func (s *Store) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	if err := s.check(ctx, "GetLink"); err != nil {
-		return l, false, err
-	}
-	r := retrier{s: s, o: opGetLink}
-	var dest [7]any
-	for {
-		err := s.getLinkOnce(ctx, id1, linkType, id2, linkDest(&l, &dest))
-		if err == nil {
-			r.done()
-			return l, true, nil
-		}
-		if errors.Is(err, sql.ErrNoRows) {
-			r.done()
-			return store.Link{}, false, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return store.Link{}, false, err
-		}
-	}
-}
-
-func (s *Store) getLinkOnce(ctx context.Context, id1, linkType, id2 int64, dest []any) error {
-	st, err := s.q.stmt(ctx, s.c.db, sGetLink)
+// read runs the prepared statement id with args on the read connection
+// and calls row for each row (with the row's values, valid until the next
+// row).
+func (ss *Session) read(ctx context.Context, o op, label string, id int, row func([]driver.Value) error, args ...driver.Value) error {
+	c, err := ss.conn(ctx, connRead)
 	if err != nil {
 		return err
 	}
-	if err := s.inject(opGetLink, "get"); err != nil {
+	st, err := c.stmt(ctx, ss, id)
+	if err == nil {
+		err = ss.v.inject(o, label)
+	}
+	var rows driver.Rows
+	if err == nil {
+		rows, err = c.query(ctx, st, c.setArgs(args...))
+	}
+	if err == nil {
+		err = scanAll(c, rows, row)
+	}
+	ss.after(c, err)
+	return err
+}
+
+// scanAll calls row for each row of rows, then closes them.
+func scanAll(c *conn, rows driver.Rows, row func([]driver.Value) error) error {
+	n := len(rows.Columns())
+	for {
+		done, err := c.next(rows)
+		if err == nil && !done {
+			err = row(c.dest[:n])
+		}
+		if err != nil || done {
+			if cerr := rows.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+	}
+}
+
+// scanOne calls row for the first row of rows, if any, and closes them;
+// found reports whether there was a row.
+func scanOne(c *conn, rows driver.Rows, row func([]driver.Value) error) (found bool, err error) {
+	err = scanAll(c, rows, func(d []driver.Value) error {
+		if found {
+			return nil
+		}
+		found = true
+		return row(d)
+	})
+	return found, err
+}
+
+// GetLink returns the link (hidden or visible) with S-get on the read
+// connection; found is false when it is absent.
+func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
+	err = ss.run(ctx, opGetLink, true, func() error {
+		found = false
+		return ss.read(ctx, opGetLink, "get", sGetLink, func(d []driver.Value) error {
+			if found {
+				return nil
+			}
+			found = true
+			return scanLink(d, &l)
+		}, id1, linkType, id2)
+	})
+	if err != nil || !found {
+		return store.Link{}, false, err
+	}
+	return l, true, nil
+}
+
+// scanLink converts a row of linkCols into l, reusing l.Data's capacity.
+func scanLink(d []driver.Value, l *store.Link) error {
+	var err error
+	get := func(v driver.Value) int64 {
+		x, e := asInt64(v)
+		if err == nil {
+			err = e
+		}
+		return x
+	}
+	l.ID1 = get(d[0])
+	l.ID2 = get(d[1])
+	l.LinkType = get(d[2])
+	vis := get(d[3])
+	version := get(d[5])
+	l.Time = get(d[6])
+	if err != nil {
 		return err
 	}
-	return st.QueryRowContext(ctx, id1, linkType, id2).Scan(dest...)
+	if vis < -128 || vis > 127 || version < -1<<31 || version > 1<<31-1 {
+		return fmt.Errorf("mysqlstore: link (%d, %d, %d): visibility %d or version %d out of range",
+			l.ID1, l.LinkType, l.ID2, vis, version)
+	}
+	l.Visibility, l.Version = store.Visibility(vis), int32(version)
+	l.Data, err = appendData(l.Data[:0], d[4])
+	return err
 }
 
-// scanLinks appends the rows' links to dst, reusing the Data capacity of
-// dst's spare elements.
-func scanLinks(rows *sql.Rows, dst []store.Link) ([]store.Link, error) {
-	var dest [7]any
-	for rows.Next() {
-		if len(dst) < cap(dst) {
-			dst = dst[:len(dst)+1]
-		} else {
-			dst = append(dst, store.Link{})
-		}
-		if err := rows.Scan(linkDest(&dst[len(dst)-1], &dest)...); err != nil {
-			rows.Close()
-			return dst[:len(dst)-1], err
-		}
+// appendLink appends the link of row d to dst, reusing the Data capacity
+// of dst's spare element.
+func appendLink(dst []store.Link, d []driver.Value) ([]store.Link, error) {
+	if len(dst) < cap(dst) {
+		dst = dst[:len(dst)+1]
+	} else {
+		dst = append(dst, store.Link{})
 	}
-	err := rows.Err()
-	if cerr := rows.Close(); err == nil {
-		err = cerr
+	if err := scanLink(d, &dst[len(dst)-1]); err != nil {
+		return dst[:len(dst)-1], err
 	}
-	return dst, err
+	return dst, nil
 }
 
-// MultigetLinks appends to dst the links (hidden included) among id2s that
-// exist, each once: repeated id2s are sent once (SQL's IN returns each row
-// once anyway). Statements for up to MultigetCacheSizes distinct id2s are
-// prepared once per size; longer lists are prepared for the call and
-// queried in chunks of at most 4096 id2s. Errors: see the package
-// documentation.
-func (s *Store) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	if err := s.check(ctx, "MultigetLinks"); err != nil {
-		return dst, err
-	}
+// MultigetLinks appends to dst the links (hidden included) among id2s
+// that exist, each once, with MD's literal statement (S-multiget: a text
+// query with the ids in an IN list, not a prepared statement) on the read
+// connection. Lists longer than 4096 id2s are queried in chunks of
+// distinct id2s.
+func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
+		if err := ss.enter(ctx, opMultigetLinks); err != nil {
+			return dst, err
+		}
 		return dst, nil
 	}
-	args := make([]any, 2, 2+min(len(id2s), maxInList))
-	args[0], args[1] = id1, linkType
-	var seen map[int64]struct{}
-	if len(id2s) > 64 {
-		seen = make(map[int64]struct{}, len(id2s))
+	if len(id2s) > maxInList {
+		id2s = distinct(id2s)
 	}
 	base := len(dst)
-	start := 0 // first id2 of the current chunk
-	for start < len(id2s) {
-		args = args[:2]
-		i := start
-		for ; i < len(id2s) && len(args)-2 < maxInList; i++ {
-			v := id2s[i]
-			if seen != nil {
-				if _, dup := seen[v]; dup {
-					continue
-				}
-				seen[v] = struct{}{}
-			} else if dupBefore(id2s[:i], v) {
-				continue
-			}
-			args = append(args, v)
-		}
-		start = i
-		if len(args) == 2 {
-			break
-		}
-		r := retrier{s: s, o: opMultigetLinks}
+	for start := 0; start < len(id2s); start += maxInList {
+		part := id2s[start:min(start+maxInList, len(id2s))]
 		chunkBase := len(dst)
-		for {
+		err := ss.run(ctx, opMultigetLinks, true, func() error {
 			var err error
-			dst, err = s.multigetOnce(ctx, args, dst[:chunkBase])
-			if err == nil {
-				r.done()
-				break
-			}
-			if err = r.fail(ctx, err, true); err != nil {
-				return dst[:base], err
-			}
+			dst, err = ss.multigetOnce(ctx, id1, linkType, part, dst[:chunkBase])
+			return err
+		})
+		if err != nil {
+			return dst[:base], err
 		}
 	}
 	return dst, nil
 }
 
-// dupBefore reports whether v occurs in prev.
-func dupBefore(prev []int64, v int64) bool {
-	for _, p := range prev {
-		if p == v {
-			return true
+// distinct returns ids without repeats, in first-seen order.
+func distinct(ids []int64) []int64 {
+	seen := make(map[int64]struct{}, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, v := range ids {
+		if _, dup := seen[v]; !dup {
+			seen[v] = struct{}{}
+			out = append(out, v)
 		}
 	}
-	return false
+	return out
 }
 
-func (s *Store) multigetOnce(ctx context.Context, args []any, dst []store.Link) ([]store.Link, error) {
-	n := len(args) - 2
-	if err := s.inject(opMultigetLinks, "select"); err != nil {
-		return dst, err
-	}
-	if n <= MultigetCacheSizes {
-		p := &s.q.multi[n]
-		st := p.Load()
-		if st == nil {
-			var err error
-			if st, err = s.q.prepared(ctx, s.c.db, p, s.q.multigetSQL(n)); err != nil {
-				return dst, err
-			}
-		}
-		rows, err := st.QueryContext(ctx, args...)
-		if err != nil {
-			return dst, err
-		}
-		return scanLinks(rows, dst)
-	}
-	conn, err := s.c.db.Conn(ctx)
+func (ss *Session) multigetOnce(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
+	c, err := ss.conn(ctx, connRead)
 	if err != nil {
 		return dst, err
 	}
-	defer conn.Close()
-	st, err := conn.PrepareContext(ctx, s.q.multigetSQL(n))
-	if err != nil {
+	if err := ss.v.inject(opMultigetLinks, "select"); err != nil {
 		return dst, err
 	}
-	defer st.Close()
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return dst, err
+	ss.lit = ss.v.q.appendMultiget(ss.lit[:0], id1, linkType, id2s)
+	// The driver copies the text into its packet buffer and keeps no
+	// reference to it, so the session's buffer is lent without a copy.
+	rows, err := c.queryText(ctx, unsafe.String(unsafe.SliceData(ss.lit), len(ss.lit)))
+	if err == nil {
+		err = scanAll(c, rows, func(d []driver.Value) (err error) {
+			dst, err = appendLink(dst, d)
+			return err
+		})
 	}
-	return scanLinks(rows, dst)
+	ss.after(c, err)
+	return dst, err
 }
 
 // GetLinkList appends to dst the visible links of r.ID1 and r.LinkType
 // with r.MinTime <= time <= r.MaxTime, newest first, after skipping
-// r.Offset of them, at most r.Limit (MD's range query through the id1_type
-// index: reference §3.3 S-range). Ties in time come in the index's order
+// r.Offset of them, at most r.Limit, with S-range (through the id1_type
+// index) on the read connection. Ties in time come in the index's order
 // (id2 descending), not the reference store's. Limit <= 0 returns no
-// links without a query (the fix of reference §11.2-20); a negative Offset
-// counts as 0. Errors: see the package documentation.
-func (s *Store) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	if err := s.check(ctx, "GetLinkList"); err != nil {
-		return dst, err
-	}
+// links without a query (the fix of reference §11.2-20); a negative
+// Offset counts as 0.
+func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
+		if err := ss.enter(ctx, opGetLinkList); err != nil {
+			return dst, err
+		}
 		return dst, nil
 	}
-	rt := retrier{s: s, o: opGetLinkList}
 	base := len(dst)
-	for {
-		out, err := s.rangeOnce(ctx, &r, dst[:base])
-		if err == nil {
-			rt.done()
-			return out, nil
-		}
-		if err = rt.fail(ctx, err, true); err != nil {
-			return dst[:base], err
-		}
+	err := ss.run(ctx, opGetLinkList, true, func() error {
+		dst = dst[:base]
+		return ss.read(ctx, opGetLinkList, "select", sRange, func(d []driver.Value) (err error) {
+			dst, err = appendLink(dst, d)
+			return err
+		}, r.ID1, r.LinkType, r.MinTime, r.MaxTime, int64(r.Limit), int64(max(r.Offset, 0)))
+	})
+	if err != nil {
+		return dst[:base], err
 	}
+	return dst, nil
 }
 
-func (s *Store) rangeOnce(ctx context.Context, r *store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	st, err := s.q.stmt(ctx, s.c.db, sRange)
+// CountLinks returns the count row of (id1, linkType) with S-count on the
+// read connection, 0 when there is none.
+func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
+	err = ss.run(ctx, opCountLinks, true, func() error {
+		n = 0
+		return ss.read(ctx, opCountLinks, "select", sCount, func(d []driver.Value) (err error) {
+			n, err = asInt64(d[0])
+			return err
+		}, id1, linkType)
+	})
 	if err != nil {
-		return dst, err
-	}
-	if err := s.inject(opGetLinkList, "select"); err != nil {
-		return dst, err
-	}
-	rows, err := st.QueryContext(ctx, r.ID1, r.LinkType, r.MinTime, r.MaxTime, int64(r.Limit), int64(max(r.Offset, 0)))
-	if err != nil {
-		return dst, err
-	}
-	return scanLinks(rows, dst)
-}
-
-// CountLinks returns the count row of (id1, linkType), 0 when there is
-// none. Errors: see the package documentation.
-func (s *Store) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	if err := s.check(ctx, "CountLinks"); err != nil {
 		return 0, err
 	}
-	r := retrier{s: s, o: opCountLinks}
-	for {
-		var n int64
-		err := s.countOnce(ctx, id1, linkType, &n)
-		if err == nil || errors.Is(err, sql.ErrNoRows) {
-			r.done()
-			return n, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return 0, err
-		}
-	}
+	return n, nil
 }
 
-func (s *Store) countOnce(ctx context.Context, id1, linkType int64, n *int64) error {
-	st, err := s.q.stmt(ctx, s.c.db, sCount)
+// AddLink runs Session.AddLink on a session borrowed for the call.
+func (s *Store) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
+	return with(ctx, s, opAddLink, func(ss *Session) (store.WriteResult, error) { return ss.AddLink(ctx, l, noInverse) })
+}
+
+// UpdateLink runs Session.UpdateLink on a session borrowed for the call.
+func (s *Store) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
+	return with(ctx, s, opUpdateLink, func(ss *Session) (store.WriteResult, error) { return ss.UpdateLink(ctx, l, noInverse) })
+}
+
+// DeleteLink runs Session.DeleteLink on a session borrowed for the call.
+func (s *Store) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
+	return with(ctx, s, opDeleteLink, func(ss *Session) (bool, error) {
+		return ss.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
+	})
+}
+
+// GetLink runs Session.GetLink on a session borrowed for the call.
+func (s *Store) GetLink(ctx context.Context, id1, linkType, id2 int64) (store.Link, bool, error) {
+	var found bool
+	l, err := with(ctx, s, opGetLink, func(ss *Session) (l store.Link, err error) {
+		l, found, err = ss.GetLink(ctx, id1, linkType, id2)
+		return l, err
+	})
+	return l, found, err
+}
+
+// MultigetLinks runs Session.MultigetLinks on a session borrowed for the
+// call.
+func (s *Store) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
+	ss, err := s.acquire(ctx, opMultigetLinks)
 	if err != nil {
-		return err
+		return dst, err
 	}
-	if err := s.inject(opCountLinks, "select"); err != nil {
-		return err
+	defer s.release(ss)
+	return ss.MultigetLinks(ctx, id1, linkType, id2s, dst)
+}
+
+// GetLinkList runs Session.GetLinkList on a session borrowed for the call.
+func (s *Store) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	ss, err := s.acquire(ctx, opGetLinkList)
+	if err != nil {
+		return dst, err
 	}
-	return st.QueryRowContext(ctx, id1, linkType).Scan((*scanI64)(n))
+	defer s.release(ss)
+	return ss.GetLinkList(ctx, r, dst)
+}
+
+// CountLinks runs Session.CountLinks on a session borrowed for the call.
+func (s *Store) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
+	return with(ctx, s, opCountLinks, func(ss *Session) (int64, error) { return ss.CountLinks(ctx, id1, linkType) })
 }

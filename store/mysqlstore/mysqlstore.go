@@ -345,23 +345,25 @@ type Store struct {
 	c    *shared
 	name string // the database
 	q    *queries
+	pool *pool // sessions of the Store's own methods
 }
 
 // shared is what every database view of one Open shares.
 type shared struct {
 	opts   Options
-	db     *sql.DB
+	db     *sql.DB // DDL, checks and DB(); the operations run on sessions
 	log    *slog.Logger
 	red    redactor
 	closed atomic.Bool
 	ctr    counters
 
+	// The sessions' connectors: reads with CLIENT_FOUND_ROWS, writes with
+	// autocommit off; initSQL runs on each new connection.
+	readConnector, writeConnector driver.Connector
+	initSQL                       []string
+
 	mu    sync.Mutex
 	views map[string]*Store
-
-	// argsPool recycles the parameter slices of bulk INSERTs (*[]any):
-	// thousands of parameters per batch, which would otherwise be garbage.
-	argsPool sync.Pool
 }
 
 // Open connects to the server described by o, checks the connection
@@ -392,14 +394,21 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
 	}
+	c := &shared{opts: o, log: o.Logger, red: red, views: make(map[string]*Store)}
+	if o.Isolation != "" {
+		c.initSQL = []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}
+	}
+	if c.readConnector, c.writeConnector, err = sessionConnectors(cfg); err != nil {
+		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+	}
 	var conn driver.Connector = connector
 	if o.Isolation != "" {
-		conn = &initConnector{base: connector, init: []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}}
+		conn = &initConnector{base: connector, init: c.initSQL}
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(o.MaxConns)
-	db.SetMaxIdleConns(o.MaxConns)
-	c := &shared{opts: o, db: db, log: o.Logger, red: red, views: make(map[string]*Store)}
+	db.SetMaxIdleConns(2)
+	c.db = db
 	c.ctr.errs = make(map[string]int64)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -413,6 +422,32 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	s := c.view(o.Database)
 	return s, nil
+}
+
+// sessionConnectors returns the connectors of the sessions' read and
+// write connections: copies of cfg that dial through the store's dialer
+// (for tcp and unix networks; a network registered with
+// mysql.RegisterDialContext keeps its dialer), the read one reporting
+// found rows, the write one with autocommit off.
+func sessionConnectors(cfg *mysql.Config) (read, write driver.Connector, err error) {
+	rc := cfg.Clone()
+	wc := cfg.Clone()
+	switch cfg.Net {
+	case "tcp", "tcp4", "tcp6", "unix":
+		rc.DialFunc, wc.DialFunc = dialer(), dialer()
+	}
+	rc.ClientFoundRows = true
+	if wc.Params == nil {
+		wc.Params = map[string]string{}
+	}
+	wc.Params["autocommit"] = "0"
+	if read, err = mysql.NewConnector(rc); err != nil {
+		return nil, nil, err
+	}
+	if write, err = mysql.NewConnector(wc); err != nil {
+		return nil, nil, err
+	}
+	return read, write, nil
 }
 
 // driverConfig builds the driver's configuration from o and returns it
@@ -532,7 +567,7 @@ func (c *shared) view(name string) *Store {
 	if s, ok := c.views[name]; ok {
 		return s
 	}
-	s := &Store{c: c, name: name, q: newQueries(&c.opts, name)}
+	s := &Store{c: c, name: name, q: newQueries(&c.opts, name), pool: newPool(c.opts.MaxConns)}
 	c.views[name] = s
 	return s
 }
@@ -555,10 +590,14 @@ func (s *Store) Database(ctx context.Context, name string) (store.Store, error) 
 	return s.c.view(name), nil
 }
 
-// Close closes the connection pool and the prepared statements of every
-// database view of this Open (Close on any view closes them all). Later
-// calls return errors wrapping store.ErrClosed. Close may be called more
-// than once; it returns the pool's close error, if any, the first time.
+// Close closes the connections of every database view of this Open (Close
+// on any view closes them all): the idle sessions of the Stores' own
+// methods and the pool of DB. Sessions opened with Session belong to their
+// openers: their calls fail after Close with errors wrapping
+// store.ErrClosed, and their Close closes their connections. Later calls
+// of the Store return errors wrapping store.ErrClosed. Close may be called
+// more than once; it returns the pool's close error, if any, the first
+// time.
 func (s *Store) Close() error {
 	c := s.c
 	if c.closed.Swap(true) {
@@ -571,15 +610,16 @@ func (s *Store) Close() error {
 	}
 	c.mu.Unlock()
 	for _, v := range views {
-		v.q.closeAll()
+		v.closePool()
 	}
 	return c.db.Close()
 }
 
-// Warm opens up to n connections of the pool (at most Options.MaxConns),
-// Options.WarmParallelism at a time, and returns them to the pool idle, so
-// that a measured run does not pay for connecting. Errors: the first
-// connection error (wrapped, password redacted), ctx's error, or
+// Warm connects up to n of the sessions the Store's own methods borrow (at
+// most Options.MaxConns), Options.WarmParallelism at a time, so that calls
+// through the Store do not pay for connecting. (The benchmark's workers
+// open sessions of their own, which connect when opened.) Errors: the
+// first connection error (wrapped, password redacted), ctx's error, or
 // store.ErrClosed.
 func (s *Store) Warm(ctx context.Context, n int) error {
 	if err := s.check(ctx, "Warm"); err != nil {
@@ -589,24 +629,28 @@ func (s *Store) Warm(ctx context.Context, n int) error {
 	if n <= 0 {
 		return nil
 	}
-	conns := make([]*sql.Conn, n)
+	sessions := make([]*Session, n)
+	for i := range sessions {
+		ss, err := s.acquire(ctx, opWarm)
+		if err != nil {
+			for _, ss := range sessions[:i] {
+				s.release(ss)
+			}
+			return err
+		}
+		sessions[i] = ss
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.c.opts.WarmParallelism)
-	for i := range conns {
+	for _, ss := range sessions {
 		g.Go(func() error {
-			c, err := s.c.db.Conn(gctx)
-			if err != nil {
-				return err
-			}
-			conns[i] = c
-			return c.PingContext(gctx)
+			_, err := ss.conn(gctx, connRead)
+			return err
 		})
 	}
 	err := g.Wait()
-	for _, c := range conns {
-		if c != nil {
-			c.Close()
-		}
+	for _, ss := range sessions {
+		s.release(ss)
 	}
 	if err != nil {
 		return s.c.red.err(fmt.Errorf("mysqlstore: Warm %s: %w", s.c.red.dsn, err))
@@ -614,9 +658,10 @@ func (s *Store) Warm(ctx context.Context, n int) error {
 	return nil
 }
 
-// DB returns the underlying connection pool, for tools that need to run
-// their own statements (for example server variables in a report). The
-// Store keeps ownership: do not close it.
+// DB returns a database/sql pool on the same server, for tools that need
+// to run their own statements (for example server variables in a
+// report); the store uses it for DDL and checks only. The Store keeps
+// ownership: do not close it.
 func (s *Store) DB() *sql.DB { return s.c.db }
 
 // check returns the error a call named op must return before doing
@@ -638,4 +683,8 @@ var (
 	_ store.BulkNodeLoader = (*Store)(nil)
 	_ store.Databases      = (*Store)(nil)
 	_ store.Checker        = (*Store)(nil)
+	_ store.Sessions       = (*Store)(nil)
+	_ store.Session        = (*Session)(nil)
+	_ store.BulkLinkLoader = (*Session)(nil)
+	_ store.BulkNodeLoader = (*Session)(nil)
 )

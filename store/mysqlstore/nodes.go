@@ -2,8 +2,7 @@ package mysqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 
@@ -12,222 +11,173 @@ import (
 
 // ResetNodeStore deletes every node and makes startID the next id AddNode
 // allocates: TRUNCATE TABLE, then ALTER TABLE ... AUTO_INCREMENT = startID
-// (reference §3.3 reset). startID must be >= 1 (AUTO_INCREMENT cannot
-// produce 0 or negative ids). Errors: see the package documentation.
-func (s *Store) ResetNodeStore(ctx context.Context, startID int64) error {
-	if err := s.check(ctx, "ResetNodeStore"); err != nil {
-		return err
-	}
+// (reference §3.3 reset), on the read connection. startID must be >= 1
+// (AUTO_INCREMENT cannot produce 0 or negative ids).
+func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 	if startID < 1 {
 		return fmt.Errorf("mysqlstore: ResetNodeStore: start id %d < 1 (AUTO_INCREMENT ids start at 1)", startID)
 	}
-	r := retrier{s: s, o: opResetNodeStore}
-	for {
-		err := s.resetOnce(ctx, startID)
-		if err == nil {
-			r.done()
-			return nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
+	return ss.run(ctx, opResetNodeStore, true, func() error {
+		c, err := ss.conn(ctx, connRead)
+		if err != nil {
 			return err
 		}
-	}
+		err = ss.v.inject(opResetNodeStore, "truncate")
+		if err == nil {
+			_, err = c.execText(ctx, "TRUNCATE TABLE "+ss.v.q.node)
+		}
+		if err == nil {
+			err = ss.v.inject(opResetNodeStore, "alter")
+		}
+		if err == nil {
+			// DDL takes no parameters: the integer is formatted by strconv.
+			_, err = c.execText(ctx, "ALTER TABLE "+ss.v.q.node+" AUTO_INCREMENT = "+strconv.FormatInt(startID, 10))
+		}
+		ss.after(c, err)
+		return err
+	})
 }
 
-func (s *Store) resetOnce(ctx context.Context, startID int64) error {
-	if err := s.inject(opResetNodeStore, "truncate"); err != nil {
-		return err
-	}
-	conn, err := s.c.db.Conn(ctx)
+// writeR runs statement id with args on the read (autocommit) connection
+// and returns its affected (for UPDATE: matched) rows and insert id.
+func (ss *Session) writeR(ctx context.Context, o op, label string, id int, args ...driver.Value) (n, lastID int64, err error) {
+	c, err := ss.conn(ctx, connRead)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE "+s.q.node); err != nil {
-		return err
+	st, err := c.stmt(ctx, ss, id)
+	if err == nil {
+		err = ss.v.inject(o, label)
 	}
-	if err := s.inject(opResetNodeStore, "alter"); err != nil {
-		return err
+	if err == nil {
+		n, lastID, err = c.exec(ctx, st, c.setArgs(args...))
 	}
-	// DDL takes no parameters: the integer is formatted by strconv.
-	_, err = conn.ExecContext(ctx, "ALTER TABLE "+s.q.node+" AUTO_INCREMENT = "+strconv.FormatInt(startID, 10))
-	return err
+	ss.after(c, err)
+	return n, lastID, err
 }
 
 // AddNode stores n under the next AUTO_INCREMENT id and returns that id
-// (n.ID is ignored). The insert is a single autocommit statement; when the
-// connection is lost after it may have reached the server, AddNode is not
+// (n.ID is ignored), with S-ins-node(1) in autocommit. When the connection
+// is lost after the statement may have reached the server, AddNode is not
 // repeated (that could add the node twice) and returns a
 // *store.TransientError. n.Data must be shorter than 16 MiB (MEDIUMTEXT);
 // n.Type, n.Version and n.Time must be >= 0 (unsigned columns).
-func (s *Store) AddNode(ctx context.Context, n store.Node) (int64, error) {
-	if err := s.check(ctx, "AddNode"); err != nil {
-		return 0, err
-	}
-	r := retrier{s: s, o: opAddNode}
-	for {
-		id, err := s.addNodeOnce(ctx, &n)
-		if err == nil {
-			r.done()
-			return id, nil
-		}
-		if err = r.fail(ctx, err, false); err != nil {
-			return 0, err
-		}
-	}
-}
-
-func (s *Store) addNodeOnce(ctx context.Context, n *store.Node) (int64, error) {
-	st, err := s.q.stmt(ctx, s.c.db, sInsNode)
+func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err error) {
+	err = ss.run(ctx, opAddNode, false, func() (err error) {
+		_, id, err = ss.writeR(ctx, opAddNode, "insert", sInsNode, int64(n.Type), n.Version, int64(n.Time), nonNil(n.Data))
+		return err
+	})
 	if err != nil {
 		return 0, err
 	}
-	if err := s.inject(opAddNode, "insert"); err != nil {
-		return 0, err
-	}
-	res, err := st.ExecContext(ctx, int64(n.Type), n.Version, int64(n.Time), nonNil(n.Data))
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return id, nil
 }
 
-// GetNode returns the node with that id; found is false when it is absent
-// or its type is not nodeType. Errors: see the package documentation.
-func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	if err := s.check(ctx, "GetNode"); err != nil {
-		return n, false, err
-	}
-	r := retrier{s: s, o: opGetNode}
-	for {
-		err := s.getNodeOnce(ctx, id, &n)
-		if err == nil {
-			r.done()
-			if n.Type != nodeType {
-				return store.Node{}, false, nil
+// GetNode returns the node with that id (S-get-node); found is false when
+// it is absent or its type is not nodeType.
+func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
+	err = ss.run(ctx, opGetNode, true, func() error {
+		found = false
+		return ss.read(ctx, opGetNode, "get", sGetNode, func(d []driver.Value) error {
+			if found {
+				return nil
 			}
-			return n, true, nil
-		}
-		if errors.Is(err, sql.ErrNoRows) {
-			r.done()
-			return store.Node{}, false, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return store.Node{}, false, err
-		}
+			found = true
+			return scanNode(d, &n)
+		}, id)
+	})
+	if err != nil || !found || n.Type != nodeType {
+		return store.Node{}, false, err
 	}
+	return n, true, nil
 }
 
-func (s *Store) getNodeOnce(ctx context.Context, id int64, n *store.Node) error {
-	st, err := s.q.stmt(ctx, s.c.db, sGetNode)
+// scanNode converts a row of (id, type, version, time, data) into n.
+func scanNode(d []driver.Value, n *store.Node) error {
+	id, err := asInt64(d[0])
 	if err != nil {
 		return err
 	}
-	if err := s.inject(opGetNode, "get"); err != nil {
+	typ, err := asInt64(d[1])
+	if err != nil {
 		return err
 	}
-	return st.QueryRowContext(ctx, id).Scan((*scanI64)(&n.ID), (*scanI32)(&n.Type), (*scanI64)(&n.Version),
-		(*scanI32)(&n.Time), (*scanData)(&n.Data))
+	version, err := asInt64(d[2])
+	if err != nil {
+		return err
+	}
+	tm, err := asInt64(d[3])
+	if err != nil {
+		return err
+	}
+	if typ < -1<<31 || typ > 1<<31-1 || tm < -1<<31 || tm > 1<<31-1 {
+		return fmt.Errorf("mysqlstore: node %d: type %d or time %d out of range", id, typ, tm)
+	}
+	n.ID, n.Type, n.Version, n.Time = id, int32(typ), version, int32(tm)
+	n.Data, err = appendData(n.Data[:0], d[4])
+	return err
 }
 
 // UpdateNode overwrites Version, Time and Data of the node n.ID if its type
-// is n.Type; found is false when there is no such node. An update that
-// changes nothing (MySQL then reports 0 affected rows) is told apart from
-// a missing node by a second query. Errors: see the package documentation.
-func (s *Store) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	if err := s.check(ctx, "UpdateNode"); err != nil {
-		return false, err
-	}
-	r := retrier{s: s, o: opUpdateNode}
-	for {
-		found, err := s.updateNodeOnce(ctx, &n)
-		if err == nil {
-			r.done()
-			return found, nil
+// is n.Type (S-upd-node, autocommit); found is false when there is no such
+// node. The read connection reports matched rows, so an update that
+// changes nothing still finds the node.
+func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
+	err = ss.run(ctx, opUpdateNode, true, func() error {
+		k, _, err := ss.writeR(ctx, opUpdateNode, "update", sUpdNode, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
+		if err == nil && k > 1 {
+			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
 		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return false, err
-		}
-	}
+		found = k == 1
+		return err
+	})
+	return found && err == nil, err
 }
 
-func (s *Store) updateNodeOnce(ctx context.Context, n *store.Node) (bool, error) {
-	st, err := s.q.stmt(ctx, s.c.db, sUpdNode)
-	if err != nil {
-		return false, err
-	}
-	if err := s.inject(opUpdateNode, "update"); err != nil {
-		return false, err
-	}
-	res, err := st.ExecContext(ctx, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
-	if err != nil {
-		return false, err
-	}
-	k, err := res.RowsAffected()
-	if err != nil {
-		return false, err
-	}
-	switch k {
-	case 1:
-		return true, nil
-	case 0:
-	default:
-		return false, fmt.Errorf("update of node %d affected %d rows", n.ID, k)
-	}
-	// No row changed: the node is absent, of another type, or already
-	// held these values.
-	ex, err := s.q.stmt(ctx, s.c.db, sNodeExists)
-	if err != nil {
-		return false, err
-	}
-	if err := s.inject(opUpdateNode, "exists"); err != nil {
-		return false, err
-	}
-	var one int64
-	err = ex.QueryRowContext(ctx, n.ID, int64(n.Type)).Scan((*scanI64)(&one))
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+// DeleteNode deletes the node with that id if its type is nodeType
+// (S-del-node, autocommit); found reports whether it did.
+func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
+	err = ss.run(ctx, opDeleteNode, true, func() error {
+		k, _, err := ss.writeR(ctx, opDeleteNode, "delete", sDelNode, id, int64(nodeType))
+		if err == nil && k > 1 {
+			err = fmt.Errorf("delete of node %d affected %d rows", id, k)
+		}
+		found = k == 1
+		return err
+	})
+	return found && err == nil, err
 }
 
-// DeleteNode deletes the node with that id if its type is nodeType; found
-// reports whether it did. Errors: see the package documentation.
-func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	if err := s.check(ctx, "DeleteNode"); err != nil {
-		return false, err
-	}
-	r := retrier{s: s, o: opDeleteNode}
-	for {
-		found, err := s.deleteNodeOnce(ctx, nodeType, id)
-		if err == nil {
-			r.done()
-			return found, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return false, err
-		}
-	}
+// ResetNodeStore runs Session.ResetNodeStore on a session borrowed for the
+// call.
+func (s *Store) ResetNodeStore(ctx context.Context, startID int64) error {
+	_, err := with(ctx, s, opResetNodeStore, func(ss *Session) (struct{}, error) {
+		return struct{}{}, ss.ResetNodeStore(ctx, startID)
+	})
+	return err
 }
 
-func (s *Store) deleteNodeOnce(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	st, err := s.q.stmt(ctx, s.c.db, sDelNode)
-	if err != nil {
-		return false, err
-	}
-	if err := s.inject(opDeleteNode, "delete"); err != nil {
-		return false, err
-	}
-	res, err := st.ExecContext(ctx, id, int64(nodeType))
-	if err != nil {
-		return false, err
-	}
-	k, err := res.RowsAffected()
-	if err != nil {
-		return false, err
-	}
-	if k > 1 {
-		return false, fmt.Errorf("delete of node %d affected %d rows", id, k)
-	}
-	return k == 1, nil
+// AddNode runs Session.AddNode on a session borrowed for the call.
+func (s *Store) AddNode(ctx context.Context, n store.Node) (int64, error) {
+	return with(ctx, s, opAddNode, func(ss *Session) (int64, error) { return ss.AddNode(ctx, n) })
+}
+
+// GetNode runs Session.GetNode on a session borrowed for the call.
+func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (store.Node, bool, error) {
+	var found bool
+	n, err := with(ctx, s, opGetNode, func(ss *Session) (n store.Node, err error) {
+		n, found, err = ss.GetNode(ctx, nodeType, id)
+		return n, err
+	})
+	return n, found, err
+}
+
+// UpdateNode runs Session.UpdateNode on a session borrowed for the call.
+func (s *Store) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	return with(ctx, s, opUpdateNode, func(ss *Session) (bool, error) { return ss.UpdateNode(ctx, n) })
+}
+
+// DeleteNode runs Session.DeleteNode on a session borrowed for the call.
+func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	return with(ctx, s, opDeleteNode, func(ss *Session) (bool, error) { return ss.DeleteNode(ctx, nodeType, id) })
 }

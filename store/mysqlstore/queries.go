@@ -3,20 +3,20 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
-// Statements of one database, after reference §3.3 (MD's statement
-// catalogue, MySQL dialect), with the changes noted.
+// Statements of one database: MD's LinkStoreSql statement catalogue
+// (reference §3.3, MySQL dialect), with the differences the package
+// documentation lists.
 const (
 	sInsLink    = iota // S-ins-link(1)
-	sCntUpsert         // S-cnt-upsert: +base, creating the row
-	sLock              // S-lock (DeleteLink)
-	sLockRow           // S-lock reading the whole row (AddLink, UpdateLink)
+	sCntUpsert         // S-cnt-upsert
+	sLock              // S-lock
 	sUpdLink           // S-upd-link
-	sCntDec            // S-cnt-inc with -1, as its own statement (count is unsigned)
+	sCntInc            // S-cnt-inc (delta +1 or -1)
 	sHide              // S-hide
 	sDelLink           // S-del
 	sGetLink           // S-get
@@ -26,7 +26,6 @@ const (
 	sGetNode           // S-get-node
 	sUpdNode           // S-upd-node
 	sDelNode           // S-del-node
-	sNodeExists        // UpdateNode's follow-up when no row changed
 	sBulkLinks         // bulk link upsert of BulkInsertCount rows
 	sBulkCounts        // bulk count upsert of BulkInsertCount rows
 	sBulkNodes         // bulk node upsert (explicit ids) of BulkInsertCount rows
@@ -36,22 +35,27 @@ const (
 // linkCols is the column list of every link SELECT, in scan order.
 const linkCols = "id1, id2, link_type, visibility, data, version, time"
 
-// queries holds the SQL texts of one database and its lazily prepared
-// statements. Statements are prepared on first use (so that a Store can be
-// opened before its schema exists) and kept until Close; a failed
-// preparation is not remembered.
+// queries holds the SQL texts of one database. gen counts the DDL run
+// through the Store on the database: connections re-prepare their
+// statements when it moves.
 type queries struct {
 	db              string // back-quoted database name
+	name            string // database name
 	link, cnt, node string // qualified, back-quoted table names
-	bulkN           int    // rows of the prepared bulk statements
+	linkTable       string
+	bulkN           int // rows of the prepared bulk statements
 	text            [numStmts]string
-	mu              sync.Mutex
-	st              [numStmts]atomic.Pointer[sql.Stmt]
-	multi           [MultigetCacheSizes + 1]atomic.Pointer[sql.Stmt] // by number of id2s
+	rocksText       [numStmts]string // the ROCKSDB variants ("" where the same)
+
+	gen atomic.Uint64
+	// engine caches the link table's engine for generation gen: 0 not
+	// known, 1 not ROCKSDB, 2 ROCKSDB (encoded with the generation as
+	// gen<<2 | code).
+	engine atomic.Uint64
 }
 
 func newQueries(o *Options, db string) *queries {
-	q := &queries{db: quoteIdent(db), bulkN: o.BulkInsertCount}
+	q := &queries{db: quoteIdent(db), name: db, bulkN: o.BulkInsertCount, linkTable: o.LinkTable}
 	q.link = q.db + "." + quoteIdent(o.LinkTable)
 	q.cnt = q.db + "." + quoteIdent(o.CountTable)
 	q.node = q.db + "." + quoteIdent(o.NodeTable)
@@ -61,28 +65,61 @@ func newQueries(o *Options, db string) *queries {
 	t[sCntUpsert] = "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) " +
 		"ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?"
 	t[sLock] = "SELECT visibility FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
-	t[sLockRow] = "SELECT visibility, data, version, time FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
-	// The link writes force the primary key: MariaDB's ROCKSDB cost model
-	// otherwise scans id1_type over the whole (id1, link_type) list and
-	// locks every link of it. Single-table DELETE takes no index hint,
-	// hence the multi-table form.
-	t[sUpdLink] = "UPDATE " + L + " FORCE INDEX (PRIMARY) SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	t[sCntDec] = "UPDATE " + C + " SET count = count - 1, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
-	t[sHide] = "UPDATE " + L + " FORCE INDEX (PRIMARY) SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	t[sDelLink] = "DELETE " + L + " FROM " + L + " FORCE INDEX (PRIMARY) WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	t[sUpdLink] = "UPDATE " + L + " SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	t[sCntInc] = "UPDATE " + C + " SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
+	t[sHide] = "UPDATE " + L + " SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	t[sDelLink] = "DELETE FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ?"
 	t[sGetLink] = "SELECT " + linkCols + " FROM " + L + " WHERE id1 = ? AND link_type = ? AND id2 = ?"
 	t[sRange] = "SELECT " + linkCols + " FROM " + L + " FORCE INDEX(id1_type) WHERE id1 = ? AND link_type = ? " +
 		"AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"
 	t[sCount] = "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?"
-	t[sInsNode] = "INSERT INTO " + N + " (type, version, time, data) VALUES (?, ?, ?, ?)"
-	t[sGetNode] = "SELECT id, type, version, time, data FROM " + N + " WHERE id = ?"
-	t[sUpdNode] = "UPDATE " + N + " SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?"
-	t[sDelNode] = "DELETE FROM " + N + " WHERE id = ? AND type = ?"
-	t[sNodeExists] = "SELECT 1 FROM " + N + " WHERE id = ? AND type = ?"
+	t[sInsNode] = "INSERT INTO " + N + " (type, version, time, data) VALUES (?,?,?,?)"
+	t[sGetNode] = "SELECT id, type, version, time, data FROM " + N + " WHERE id=?"
+	t[sUpdNode] = "UPDATE " + N + " SET version=?, time=?, data=? WHERE id=? AND type=?"
+	t[sDelNode] = "DELETE FROM " + N + " WHERE id=? and type =?"
 	t[sBulkLinks] = q.bulkLinksSQL(q.bulkN)
 	t[sBulkCounts] = q.bulkCountsSQL(q.bulkN)
 	t[sBulkNodes] = q.bulkNodesSQL(q.bulkN)
+	// On ROCKSDB the link UPDATE and DELETE force the primary key: without
+	// statistics (a fresh or small table) MariaDB's ROCKSDB cost model
+	// picks id1_type, which scans, and locks, the whole (id1, link_type)
+	// list. Single-table DELETE takes no index hint, hence the multi-table
+	// form (counted as Com_delete_multi).
+	r := &q.rocksText
+	r[sUpdLink] = "UPDATE " + L + " FORCE INDEX (PRIMARY) SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	r[sHide] = "UPDATE " + L + " FORCE INDEX (PRIMARY) SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
+	r[sDelLink] = "DELETE " + L + " FROM " + L + " FORCE INDEX (PRIMARY) WHERE id1 = ? AND id2 = ? AND link_type = ?"
 	return q
+}
+
+// textOf returns the text of statement id for the link table's engine.
+func (q *queries) textOf(ctx context.Context, db *sql.DB, id int) string {
+	if q.rocksText[id] != "" && q.rocks(ctx, db) {
+		return q.rocksText[id]
+	}
+	return q.text[id]
+}
+
+// rocks reports whether the link table is a ROCKSDB table, asking the
+// server once per DDL generation (a missing table counts as not ROCKSDB,
+// and is asked again next time).
+func (q *queries) rocks(ctx context.Context, db *sql.DB) bool {
+	g := q.gen.Load()
+	if e := q.engine.Load(); e>>2 == g && e&3 != 0 {
+		return e&3 == 2
+	}
+	var eng string
+	err := db.QueryRowContext(ctx, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+		q.name, q.linkTable).Scan(&eng)
+	if err != nil {
+		return false
+	}
+	code := uint64(1)
+	if strings.EqualFold(eng, string(RocksDB)) {
+		code = 2
+	}
+	q.engine.Store(g<<2 | code)
+	return code == 2
 }
 
 // values appends ", (?, ?, ...)" tuples: rows tuples of cols placeholders.
@@ -134,59 +171,22 @@ func (q *queries) bulkNodesSQL(n int) string {
 	return b.String()
 }
 
-// multigetSQL is the link SELECT for n distinct id2s (S-multiget, with
-// bound parameters instead of MD's literal values).
-func (q *queries) multigetSQL(n int) string {
-	var b strings.Builder
-	b.Grow(96 + len(q.link) + 3*n)
-	b.WriteString("SELECT " + linkCols + " FROM " + q.link + " WHERE id1 = ? AND link_type = ? AND id2 IN (")
-	for i := range n {
+// appendMultiget appends MD's literal multiget statement (S-multiget,
+// which LinkBench sends as text, not prepared) for id1,
+// linkType and id2s to b.
+func (q *queries) appendMultiget(b []byte, id1, linkType int64, id2s []int64) []byte {
+	b = append(b, "SELECT "+linkCols+" FROM "...)
+	b = append(b, q.link...)
+	b = append(b, " WHERE id1 = "...)
+	b = strconv.AppendInt(b, id1, 10)
+	b = append(b, " AND link_type = "...)
+	b = strconv.AppendInt(b, linkType, 10)
+	b = append(b, " and id2 IN ("...)
+	for i, v := range id2s {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteByte('?')
+		b = strconv.AppendInt(b, v, 10)
 	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-// prepared returns the statement stored in p, preparing text into it on
-// first use.
-func (q *queries) prepared(ctx context.Context, db *sql.DB, p *atomic.Pointer[sql.Stmt], text string) (*sql.Stmt, error) {
-	if st := p.Load(); st != nil {
-		return st, nil
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if st := p.Load(); st != nil {
-		return st, nil
-	}
-	st, err := db.PrepareContext(ctx, text)
-	if err != nil {
-		return nil, err
-	}
-	p.Store(st)
-	return st, nil
-}
-
-// stmt returns statement id, prepared.
-func (q *queries) stmt(ctx context.Context, db *sql.DB, id int) (*sql.Stmt, error) {
-	return q.prepared(ctx, db, &q.st[id], q.text[id])
-}
-
-// closeAll closes and forgets every prepared statement (they are prepared
-// again on next use).
-func (q *queries) closeAll() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for i := range q.st {
-		if st := q.st[i].Swap(nil); st != nil {
-			st.Close()
-		}
-	}
-	for i := range q.multi {
-		if st := q.multi[i].Swap(nil); st != nil {
-			st.Close()
-		}
-	}
+	return append(b, ')')
 }

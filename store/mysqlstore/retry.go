@@ -43,6 +43,8 @@ const (
 	opDeleteNode
 	opNodeStats
 	opCheckCounts
+	opWarm
+	opSession
 	numOps
 )
 
@@ -83,6 +85,10 @@ func (o op) String() string {
 		return "NodeStats"
 	case opCheckCounts:
 		return "CheckCounts"
+	case opWarm:
+		return "Warm"
+	case opSession:
+		return "Session"
 	}
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }

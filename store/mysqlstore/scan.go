@@ -6,18 +6,13 @@ import (
 	"strconv"
 )
 
-// Scan targets that convert the driver's values without reflection or
-// allocation. They are used through pointer conversions of the caller's
-// fields, e.g. (*scanI64)(&l.ID1).
+// scanI64 is a database/sql scan target (for the checks run through DB)
+// that converts the driver's integer values without reflection, used
+// through a pointer conversion of the caller's field: (*scanI64)(&n).
+type scanI64 int64
 
-type (
-	scanI64  int64
-	scanI32  int32
-	scanI8   int8
-	scanData []byte // appends into the existing capacity
-)
-
-// asInt64 converts a driver value of an integer column.
+// asInt64 converts a driver value of an integer column: int64 or uint64
+// (binary protocol), or decimal text (text protocol).
 func asInt64(src any) (int64, error) {
 	switch v := src.(type) {
 	case int64:
@@ -28,7 +23,7 @@ func asInt64(src any) (int64, error) {
 		}
 		return int64(v), nil
 	case []byte:
-		return strconv.ParseInt(string(v), 10, 64)
+		return parseInt(v)
 	case string:
 		return strconv.ParseInt(v, 10, 64)
 	case nil:
@@ -37,42 +32,50 @@ func asInt64(src any) (int64, error) {
 	return 0, fmt.Errorf("mysqlstore: cannot scan %T into an integer", src)
 }
 
+// parseInt parses a decimal integer (an optional '-' and 1..19 digits)
+// without allocating.
+func parseInt(b []byte) (int64, error) {
+	neg := len(b) > 0 && b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if len(d) == 0 || len(d) > 19 {
+		return 0, fmt.Errorf("mysqlstore: invalid integer %q", b)
+	}
+	var u uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("mysqlstore: invalid integer %q", b)
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if u > math.MaxInt64+1 || (!neg && u > math.MaxInt64) {
+		return 0, fmt.Errorf("mysqlstore: integer %q out of int64 range", b)
+	}
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
+}
+
+// appendData appends a driver value of a payload column to dst.
+func appendData(dst []byte, src any) ([]byte, error) {
+	switch v := src.(type) {
+	case []byte:
+		return append(dst, v...), nil
+	case string:
+		return append(dst, v...), nil
+	case nil:
+		return dst, nil
+	}
+	return dst, fmt.Errorf("mysqlstore: cannot scan %T into data", src)
+}
+
 func (p *scanI64) Scan(src any) error {
 	v, err := asInt64(src)
 	*p = scanI64(v)
 	return err
-}
-
-func (p *scanI32) Scan(src any) error {
-	v, err := asInt64(src)
-	if err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
-		err = fmt.Errorf("mysqlstore: value %d out of int32 range", v)
-	}
-	*p = scanI32(v)
-	return err
-}
-
-func (p *scanI8) Scan(src any) error {
-	v, err := asInt64(src)
-	if err == nil && (v < math.MinInt8 || v > math.MaxInt8) {
-		err = fmt.Errorf("mysqlstore: value %d out of int8 range", v)
-	}
-	*p = scanI8(v)
-	return err
-}
-
-func (p *scanData) Scan(src any) error {
-	switch v := src.(type) {
-	case []byte:
-		*p = append((*p)[:0], v...)
-	case string:
-		*p = append((*p)[:0], v...)
-	case nil:
-		*p = (*p)[:0]
-	default:
-		return fmt.Errorf("mysqlstore: cannot scan %T into data", src)
-	}
-	return nil
 }
 
 // nonNil returns b, or an empty slice for nil: the driver sends a nil

@@ -182,14 +182,14 @@ func (s *Store) ddlErr(what string, err error) error {
 	return s.c.red.err(fmt.Errorf("mysqlstore: %s: %w", what, err))
 }
 
-// resetStatements forgets the prepared statements of database db's view
-// (if any) after DDL.
+// resetStatements makes the sessions of database db's view (if any)
+// prepare their statements again after DDL.
 func (s *Store) resetStatements(db string) {
 	s.c.mu.Lock()
 	v := s.c.views[db]
 	s.c.mu.Unlock()
 	if v != nil {
-		v.q.closeAll()
+		v.q.gen.Add(1)
 	}
 }
 

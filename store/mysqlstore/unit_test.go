@@ -143,10 +143,10 @@ func TestClassify(t *testing.T) {
 }
 
 func TestChunks(t *testing.T) {
-	s := &Store{c: &shared{opts: Options{BulkInsertCount: 4, MaxStatementBytes: 1000}}}
+	o := &Options{BulkInsertCount: 4, MaxStatementBytes: 1000}
 	sizes := []int{10, 10, 10, 10, 10, 900, 10, 2000, 10}
 	k := bulkKind{size: func(i int) int { return sizes[i] }}
-	got := s.chunks(&k, len(sizes))
+	got := chunks(o, &k, len(sizes))
 	// 4 rows; then 10 + 900 (+64 each) = 1038 > 1000 splits; 900+64 alone;
 	// 10; 2000 alone (over the cap but never empty); 10.
 	want := []chunk{{0, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}}
@@ -154,7 +154,7 @@ func TestChunks(t *testing.T) {
 		t.Fatalf("chunks = %v, want %v", got, want)
 	}
 	k.size = func(int) int { return 0 }
-	got = s.chunks(&k, 8)
+	got = chunks(o, &k, 8)
 	if fmt.Sprint(got) != fmt.Sprint([]chunk{{0, 4}, {4, 8}}) {
 		t.Fatalf("exact multiple: chunks = %v", got)
 	}
