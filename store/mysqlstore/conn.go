@@ -65,7 +65,7 @@ func dialer() func(ctx context.Context, network, addr string) (net.Conn, error) 
 		}
 		if sc, ok := nc.(syscall.Conn); ok {
 			if rc, err := sc.SyscallConn(); err == nil {
-				nc = &rawConn{Conn: nc, rc: rc}
+				nc = newRawConn(nc, rc)
 			}
 		}
 		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
@@ -82,9 +82,47 @@ func dialer() func(ctx context.Context, network, addr string) (net.Conn, error) 
 // so it need not tell the scheduler it enters a system call, and the
 // scheduler's monitor thread is not woken for it. Waiting for data is the
 // poller's, as for any net.Conn; deadlines work as on the wrapped Conn.
+// The functions handed to the poller are bound once, so a read or write
+// allocates nothing.
 type rawConn struct {
 	net.Conn
 	rc syscall.RawConn
+
+	rbuf, wbuf    []byte
+	rn, wn        int
+	rerr, werr    syscall.Errno
+	readF, writeF func(fd uintptr) bool
+}
+
+func newRawConn(nc net.Conn, rc syscall.RawConn) *rawConn {
+	c := &rawConn{Conn: nc, rc: rc}
+	c.readF = c.read
+	c.writeF = c.write
+	return c
+}
+
+// read is one read system call into c.rbuf; false asks the poller to wait.
+func (c *rawConn) read(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
+		if e == syscall.EINTR {
+			continue
+		}
+		c.rn, c.rerr = int(r), e
+		return e != syscall.EAGAIN
+	}
+}
+
+// write is one write system call of c.wbuf; false asks the poller to wait.
+func (c *rawConn) write(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[0])), uintptr(len(c.wbuf)))
+		if e == syscall.EINTR {
+			continue
+		}
+		c.wn, c.werr = int(r), e
+		return e != syscall.EAGAIN
+	}
 }
 
 // Read implements net.Conn.
@@ -92,53 +130,34 @@ func (c *rawConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			if e == syscall.EINTR {
-				continue
-			}
-			n, errno = int(r), e
-			return e != syscall.EAGAIN
-		}
-	})
+	c.rbuf = p
+	err := c.rc.Read(c.readF)
+	c.rbuf = nil
 	switch {
 	case err != nil:
 		return 0, err
-	case errno != 0:
-		return 0, os.NewSyscallError("read", errno)
-	case n == 0:
+	case c.rerr != 0:
+		return 0, os.NewSyscallError("read", c.rerr)
+	case c.rn == 0:
 		return 0, io.EOF
 	}
-	return n, nil
+	return c.rn, nil
 }
 
 // Write implements net.Conn.
 func (c *rawConn) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		var n int
-		var errno syscall.Errno
-		rest := p[done:]
-		err := c.rc.Write(func(fd uintptr) bool {
-			for {
-				r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
-				if e == syscall.EINTR {
-					continue
-				}
-				n, errno = int(r), e
-				return e != syscall.EAGAIN
-			}
-		})
+		c.wbuf = p[done:]
+		err := c.rc.Write(c.writeF)
+		c.wbuf = nil
 		if err != nil {
 			return done, err
 		}
-		if errno != 0 {
-			return done, os.NewSyscallError("write", errno)
+		if c.werr != 0 {
+			return done, os.NewSyscallError("write", c.werr)
 		}
-		done += n
+		done += c.wn
 	}
 	return done, nil
 }
@@ -296,9 +315,10 @@ func (cn *conn) queryText(ctx context.Context, text string) (driver.Rows, error)
 	return cn.mc.(driver.Queryer).Query(text, nil)
 }
 
-// next reads the next row of rows into cn.dest; done is true at the end.
-func (cn *conn) next(rows driver.Rows) (done bool, err error) {
-	err = rows.Next(cn.dest[:len(rows.Columns())])
+// next reads the next row of rows, of ncol columns, into cn.dest; done is
+// true at the end.
+func (cn *conn) next(rows driver.Rows, ncol int) (done bool, err error) {
+	err = rows.Next(cn.dest[:ncol])
 	if errors.Is(err, io.EOF) {
 		return true, nil
 	}

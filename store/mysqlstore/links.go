@@ -169,7 +169,7 @@ func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, i
 		rows, err = c.query(ctx, st, c.setArgs(id1, id2, linkType))
 	}
 	if err == nil {
-		found, err = scanOne(c, rows, func(d []driver.Value) (err error) {
+		found, err = scanOne(c, rows, 1, func(d []driver.Value) (err error) {
 			vis, err = asInt64(d[0])
 			return err
 		})
@@ -311,17 +311,18 @@ func (ss *Session) read(ctx context.Context, o op, label string, id int, row fun
 		rows, err = c.query(ctx, st, c.setArgs(args...))
 	}
 	if err == nil {
-		err = scanAll(c, rows, row)
+		err = scanAll(c, rows, stmtCols[id], row)
 	}
 	ss.after(c, err)
 	return err
 }
 
-// scanAll calls row for each row of rows, then closes them.
-func scanAll(c *conn, rows driver.Rows, row func([]driver.Value) error) error {
-	n := len(rows.Columns())
+// scanAll calls row for each row of rows, of ncol columns, then closes
+// them.
+func scanAll(c *conn, rows driver.Rows, ncol int, row func([]driver.Value) error) error {
+	n := ncol
 	for {
-		done, err := c.next(rows)
+		done, err := c.next(rows, n)
 		if err == nil && !done {
 			err = row(c.dest[:n])
 		}
@@ -336,8 +337,8 @@ func scanAll(c *conn, rows driver.Rows, row func([]driver.Value) error) error {
 
 // scanOne calls row for the first row of rows, if any, and closes them;
 // found reports whether there was a row.
-func scanOne(c *conn, rows driver.Rows, row func([]driver.Value) error) (found bool, err error) {
-	err = scanAll(c, rows, func(d []driver.Value) error {
+func scanOne(c *conn, rows driver.Rows, ncol int, row func([]driver.Value) error) (found bool, err error) {
+	err = scanAll(c, rows, ncol, func(d []driver.Value) error {
 		if found {
 			return nil
 		}
@@ -465,7 +466,7 @@ func (ss *Session) multigetOnce(ctx context.Context, id1, linkType int64, id2s [
 	// reference to it, so the session's buffer is lent without a copy.
 	rows, err := c.queryText(ctx, unsafe.String(unsafe.SliceData(ss.lit), len(ss.lit)))
 	if err == nil {
-		err = scanAll(c, rows, func(d []driver.Value) (err error) {
+		err = scanAll(c, rows, 7, func(d []driver.Value) (err error) {
 			dst, err = appendLink(dst, d)
 			return err
 		})

@@ -32,6 +32,9 @@ const (
 	numStmts
 )
 
+// stmtCols is the number of result columns of each SELECT statement.
+var stmtCols = [numStmts]int{sLock: 1, sGetLink: 7, sRange: 7, sCount: 1, sGetNode: 5}
+
 // linkCols is the column list of every link SELECT, in scan order.
 const linkCols = "id1, id2, link_type, visibility, data, version, time"
 

@@ -47,7 +47,7 @@ func sessionStatus(t *testing.T, ss *Session) stmts {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = scanAll(c, rows, func(d []driver.Value) error {
+		err = scanAll(c, rows, 2, func(d []driver.Value) error {
 			name := string(d[0].([]byte))
 			v, err := asInt64(d[1])
 			for i, n := range statusVars {
