@@ -44,6 +44,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -104,6 +105,7 @@ type options struct {
 	cpuProfile   string
 	trace        string
 	logFile      string
+	gomaxprocs   int
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -130,10 +132,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify] [-trace file] [-cpuprofile file]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -155,6 +158,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if o.gomaxprocs < -1 {
+		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
 	}
 	if !o.load && !o.req {
 		switch {
@@ -261,6 +267,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	procsDesc := clientProcs(o.gomaxprocs, name)
+
 	// From here on the run is interrupted by SIGINT and SIGTERM (the phases
 	// stop and their partial reports are printed).
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -346,30 +355,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	phases := []struct {
 		on    bool
-		warm  int
 		run   func(context.Context, linkbench.Config, store.Store) (*stats.Report, error)
 		after func() error
 	}{
-		{o.load, cfg.Loaders + 1, linkbench.Load, func() error {
+		{o.load, linkbench.Load, func() error {
 			if o.deferIndex {
 				return st.createSecondaryIndex(ctx, &cfg)
 			}
 			return nil
 		}},
-		{o.req, cfg.Requesters, linkbench.Request, nil},
+		{o.req, linkbench.Request, nil},
 	}
 	for _, p := range phases {
 		if !p.on {
 			continue
 		}
-		// Connections are opened before the measured window.
-		if err := st.warm(ctx, p.warm); err != nil {
-			return fail(fmt.Errorf("opening connections: %w", err))
-		}
+		// Each loader and requester opens its own session (connections)
+		// before the measured window.
 		before := st.counters()
 		rep, err := p.run(ctx, cfg, runStore)
 		if rep != nil {
-			rep.Header = append([]stats.KV{{Key: "store", Value: st.desc}}, rep.Header...)
+			rep.Header = append([]stats.KV{{Key: "store", Value: st.desc}, {Key: "client", Value: procsDesc}}, rep.Header...)
 			rep.Counters = append(rep.Counters, counterDelta(before, st.counters())...)
 			if werr := rep.WriteText(stdout); werr != nil {
 				return fail(werr)
@@ -403,6 +409,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// clientProcs sets the client's GOMAXPROCS for -gomaxprocs n and the
+// store, and describes it for the report. With a database server on the
+// same host, a client whose workers mostly wait for replies costs the host
+// less CPU with few Ps: idle Ps look for work (spinning) before they
+// sleep, and every wake-up of a sleeping thread is a system call. auto
+// (-1) therefore takes max(1, CPUs/4) for the database server stores,
+// unless the GOMAXPROCS environment variable is set; the embedded stores
+// keep Go's default, since the client does all the work there.
+func clientProcs(n int, storeName string) string {
+	why := "-gomaxprocs"
+	switch {
+	case n > 0:
+		runtime.GOMAXPROCS(n)
+	case n == 0:
+		runtime.SetDefaultGOMAXPROCS()
+		why = "Go's default"
+	case os.Getenv("GOMAXPROCS") != "":
+		why = "the GOMAXPROCS environment variable"
+	case storeName == "mysql":
+		runtime.GOMAXPROCS(max(1, runtime.NumCPU()/4))
+		why = fmt.Sprintf("auto for a database server store: max(1, %d CPUs/4)", runtime.NumCPU())
+	default:
+		why = "Go's default for an embedded store"
+	}
+	return fmt.Sprintf("GOMAXPROCS=%d (%s)", runtime.GOMAXPROCS(0), why)
 }
 
 // redactingWriter removes the DSN's password and the password key from

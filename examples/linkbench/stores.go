@@ -217,14 +217,6 @@ func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (strin
 	return "", false, nil
 }
 
-// warm opens n connections before a measured phase.
-func (s *openedStore) warm(ctx context.Context, n int) error {
-	if s.mysql == nil {
-		return nil
-	}
-	return s.mysql.Warm(ctx, n)
-}
-
 // counters returns the store's event counters (retries, errors by number).
 func (s *openedStore) counters() map[string]int64 {
 	if s.mysql == nil {
