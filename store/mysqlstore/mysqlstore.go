@@ -1,42 +1,102 @@
 // Package mysqlstore is a LinkBench store on MySQL, MariaDB and MyRocks
-// (InnoDB or ROCKSDB tables) through github.com/go-sql-driver/mysql and
-// database/sql.
+// (InnoDB or ROCKSDB tables) through github.com/go-sql-driver/mysql.
 //
 // The semantics are those of package store (the in-memory reference, with
 // the fixes listed there); the statements and transactions are those of
-// LinkBench's MD LinkStoreSql (reference §3.3): AddLink inserts first and
-// falls back to a locked (SELECT ... FOR UPDATE) update on a duplicate key,
-// UpdateLink updates first and falls back to an insert, DeleteLink locks the
-// row first, and the count table changes in the same transaction as the
-// link, so counts stay exact under any concurrency. Unlike MD, expunging an
-// already hidden link does not decrement the count (reference §11.2-6), one
-// Store serves any number of databases through Database (§11.2-9), bulk
-// loads upsert instead of failing on duplicates (§11.2-27), node batches are
-// inserted with explicit ids, and retries are bounded with an exponential,
-// jittered backoff instead of MD's linear 20 ms steps.
+// LinkBench's MD LinkStoreSql (reference §3.3), so that the server does
+// the work it does under Java LinkBench.
+//
+// # Sessions
+//
+// The benchmark's loaders and requesters each open a Session (see
+// store.Sessions) and keep it for the whole phase: two connections owned by
+// the worker, as each of LinkBench's store objects owns two (reference
+// §3.2), used through the driver's own interfaces (no database/sql pool
+// lookups, no locks shared between workers):
+//
+//   - the read connection, autocommit on (MD's conn_ac1): reads, node
+//     operations, bulk loads, ResetNodeStore;
+//   - the write connection, autocommit off (MD's conn_ac0): AddLink,
+//     UpdateLink and DeleteLink, whose transactions start with their first
+//     statement and end with COMMIT or ROLLBACK, with no BEGIN round trip.
+//
+// Statements are server-side prepared on each connection on first use and
+// kept. The Store's own methods, safe for concurrent use, borrow a session
+// per call from a small pool (Options.MaxConns sessions).
+//
+// # Statements per operation
+//
+// S-... are the statements of reference §3.3; each line is one round trip.
+//
+//	AddLink, new link      S-ins-link, S-cnt-upsert (+1, or 0 for a hidden link), COMMIT
+//	AddLink, existing      S-ins-link (duplicate key), ROLLBACK, then the update path
+//	update path            S-lock (SELECT visibility ... FOR UPDATE); no row: ROLLBACK and the insert path;
+//	                       S-upd-link; 0 rows changed: ROLLBACK (LinkNoChange); else S-cnt-inc (+1 or -1)
+//	                       if the visibility changed, COMMIT (LinkUpdate)
+//	UpdateLink             the update path first, the insert path when the link is missing
+//	DeleteLink             S-lock; absent, or hidden and not expunged: ROLLBACK;
+//	                       else S-hide or S-del, S-cnt-inc (-1) if it was visible, COMMIT
+//	GetLink, CountLinks    S-get, S-count
+//	MultigetLinks          S-multiget as a literal text query (not prepared), as LinkBench sends it
+//	GetLinkList            S-range (FORCE INDEX(id1_type), ORDER BY time DESC LIMIT ? OFFSET ?)
+//	AddNode, GetNode,      S-ins-node(1), S-get-node, S-upd-node, S-del-node, autocommit
+//	UpdateNode, DeleteNode
+//	ResetNodeStore         TRUNCATE TABLE, ALTER TABLE ... AUTO_INCREMENT
+//	bulk loads             one multi-row INSERT per batch of Options.BulkInsertCount rows, autocommit
+//
+// TestStatementsPerPath checks these sequences on a real server from its
+// per-connection statement counters (SHOW SESSION STATUS).
+//
+// Where the store differs from MD, deliberately:
+//
+//   - Expunging an already hidden link does not decrement the count (MD
+//     does: reference §11.2-6); that path sends no S-cnt-inc.
+//   - On ROCKSDB tables the link UPDATE and DELETE force the primary key:
+//     without statistics (a fresh or small table) MariaDB's ROCKSDB cost
+//     model picks id1_type, which scans, and locks, the whole (id1,
+//     link_type) list. DELETE then takes the multi-table form (counted as
+//     Com_delete_multi); the request phase never expunges. InnoDB tables get
+//     MD's statements unchanged.
+//   - A link made visible whose count row is missing (possible only in data
+//     not written by LinkBench) gets one with S-cnt-upsert after S-cnt-inc
+//     found no row, instead of failing, so counts stay exact.
+//   - Bulk loads are upserts (a re-load or a retried batch does not fail on
+//     duplicates: reference §11.2-27) and write nodes with explicit ids.
+//   - The read connection reports found rows (CLIENT_FOUND_ROWS), so that
+//     UpdateNode of a node that already held the values reports it found
+//     (MD reports it missing); the statement is the same.
+//   - MD's LINK_NO_CHANGE comes from the UPDATE's affected rows: InnoDB
+//     reports 0 for an unchanged row, ROCKSDB reports it as changed, so on
+//     ROCKSDB an unchanged rewrite commits and returns LinkUpdate, as it
+//     does under Java LinkBench.
+//   - Retries are bounded (Options.RetryAttempts) with an exponential,
+//     jittered backoff, instead of MD's 1000 attempts 20 ms apart.
+//   - Payloads go inline in the prepared statement's execution; MariaDB
+//     Connector/J 2.7, with which Java LinkBench is run against MariaDB,
+//     first sends each byte-array parameter in a COM_STMT_SEND_LONG_DATA
+//     packet (about 0.16 per request of the FB mix): a difference of
+//     protocol packets, not of statements.
+//
+// # Cancellation and transport
+//
+// A session honours the context of each call without the driver's
+// per-statement watcher goroutine: it registers the context once (a
+// worker passes the same context to every call) and, when it is done,
+// sets a past deadline on both connections, which interrupts a statement
+// waiting for the server; that connection is then closed and the next call
+// opens a new one. For tcp and unix addresses the store dials itself and
+// makes the socket's reads and writes as direct non-blocking system calls
+// within the runtime's poller, which spares the scheduler's system-call
+// bookkeeping on every round trip.
 //
 // Open connects and checks the connection but never creates or drops
 // anything: CreateSchema, DropSchema, CreateSecondaryIndex and
 // DropSecondaryIndex are the only methods that run DDL (ResetNodeStore
-// truncates the node table, as LinkBench does).
-//
-// Every statement is a server-side prepared statement with bound
-// parameters, prepared once per database and reused on every connection of
-// the pool (*sql.Stmt); no statement string contains more than one
-// statement. The only values formatted into SQL text are identifiers
-// (database and table names, validated and back-quoted) and the integer of
-// ALTER TABLE ... AUTO_INCREMENT, which MySQL does not accept as a
-// parameter.
-//
-// Differences from MD's statements, each for a reason: the update path's
-// locking read returns the whole row and an unchanged link is recognised
-// there (LinkNoChange) rather than from the UPDATE's affected rows, which
-// MyRocks reports as 1 for an unchanged row; the link UPDATE and DELETE
-// force the primary key, since MariaDB's ROCKSDB cost model otherwise
-// scans, and locks, the whole (id1, link_type) list through id1_type;
-// count increments are upserts (a hidden link made visible creates a
-// missing count row) and decrements are a separate statement (the count
-// column is unsigned).
+// truncates the node table, as LinkBench does). The only values formatted
+// into SQL text are identifiers (database and table names, validated and
+// back-quoted), the integer of ALTER TABLE ... AUTO_INCREMENT, which MySQL
+// does not accept as a parameter, and the integer ids of the literal
+// multiget.
 //
 // MyRocks in REPEATABLE READ reports write conflicts with the snapshot as
 // deadlocks (1213, "snapshot conflict"), which the store retries; set
@@ -122,7 +182,7 @@ const (
 	// DefaultMaxStatementBytes is the payload bytes per bulk INSERT (8 MiB,
 	// half of MariaDB's default max_allowed_packet).
 	DefaultMaxStatementBytes = 8 << 20
-	// DefaultMaxConns is the size of the connection pool.
+	// DefaultMaxConns is the default of Options.MaxConns.
 	DefaultMaxConns = 64
 	// DefaultRetryAttempts is the attempts per call, the first included.
 	DefaultRetryAttempts = 20
@@ -137,10 +197,6 @@ const (
 	// DefaultWarmParallelism is the number of connections Warm opens at
 	// once.
 	DefaultWarmParallelism = 8
-	// MultigetCacheSizes is the largest number of distinct id2s whose
-	// MultigetLinks statement is prepared once and kept; larger requests
-	// prepare their statement for the call.
-	MultigetCacheSizes = 16
 )
 
 // Options configure Open. The zero value of a field selects its default.
@@ -201,8 +257,11 @@ type Options struct {
 	// checks it and fails with an error naming the privilege.
 	DisableBinlogLoad bool
 
-	// MaxConns is the size of the connection pool (default 64): size it to
-	// the number of loaders and requesters that share the Store.
+	// MaxConns is the number of calls the Store's own methods run at once
+	// (default 64), each on a borrowed session of up to two connections;
+	// more wait. Sessions opened with Session (the benchmark's workers)
+	// do not count against it. DB's pool holds up to MaxConns connections
+	// too.
 	MaxConns int
 	// ConnectTimeout is the dial timeout of one connection (default 10 s).
 	ConnectTimeout time.Duration
