@@ -14,7 +14,8 @@ import (
 // types x 6 id2, then checks for every (id1, link_type) that CountLinks
 // equals the number of visible links found by GetLinkList, by GetLink per
 // id2 and by MultigetLinks, and that CheckCounts (when implemented) finds
-// no mismatch. Reads during the run are checked for well-formedness. Run
+// no mismatch. Each goroutine works on a session of its own
+// (store.OpenSession). Reads during the run are checked for well-formedness. Run
 // it under go test -race. Errors that store.IsTransient accepts (e.g.
 // deadlocks that outlived the store's retries) are tolerated and counted;
 // the test fails if every write failed so.
@@ -35,6 +36,14 @@ func testConcurrent(h *harness, g, ops int) {
 	var wg sync.WaitGroup
 	for w := range g {
 		wg.Go(func() {
+			// Each goroutine works on a session of its own, as the
+			// benchmark's workers do (the store itself when it has none).
+			s, err := store.OpenSession(h.ctx, h.base)
+			if err != nil {
+				h.t.Errorf("OpenSession: %v", err)
+				return
+			}
+			defer s.Close()
 			rng := rand.New(rand.NewPCG(uint64(w), 0x5eed))
 			var dst []store.Link
 			for range ops {
@@ -48,21 +57,21 @@ func testConcurrent(h *harness, g, ops int) {
 				switch op := rng.IntN(10); op {
 				case 0, 1, 2:
 					writes.Add(1)
-					if _, err := h.s.AddLink(h.ctx, l, true); err != nil && !report("AddLink", err) {
+					if _, err := s.AddLink(h.ctx, l, true); err != nil && !report("AddLink", err) {
 						return
 					}
 				case 3:
 					writes.Add(1)
-					if _, err := h.s.UpdateLink(h.ctx, l, true); err != nil && !report("UpdateLink", err) {
+					if _, err := s.UpdateLink(h.ctx, l, true); err != nil && !report("UpdateLink", err) {
 						return
 					}
 				case 4, 5:
 					writes.Add(1)
-					if _, err := h.s.DeleteLink(h.ctx, id1, lt, id2, true, op == 5); err != nil && !report("DeleteLink", err) {
+					if _, err := s.DeleteLink(h.ctx, id1, lt, id2, true, op == 5); err != nil && !report("DeleteLink", err) {
 						return
 					}
 				case 6:
-					got, found, err := h.s.GetLink(h.ctx, id1, lt, id2)
+					got, found, err := s.GetLink(h.ctx, id1, lt, id2)
 					if err != nil {
 						if !report("GetLink", err) {
 							return
@@ -72,7 +81,7 @@ func testConcurrent(h *harness, g, ops int) {
 						return
 					}
 				case 7:
-					n, err := h.s.CountLinks(h.ctx, id1, lt)
+					n, err := s.CountLinks(h.ctx, id1, lt)
 					if err != nil {
 						if !report("CountLinks", err) {
 							return
@@ -83,7 +92,7 @@ func testConcurrent(h *harness, g, ops int) {
 					}
 				case 8:
 					var err error
-					dst, err = h.s.GetLinkList(h.ctx, store.FullRange(id1, lt), dst[:0])
+					dst, err = s.GetLinkList(h.ctx, store.FullRange(id1, lt), dst[:0])
 					if err != nil {
 						if !report("GetLinkList", err) {
 							return
@@ -94,7 +103,7 @@ func testConcurrent(h *harness, g, ops int) {
 					}
 				case 9:
 					var err error
-					dst, err = h.s.MultigetLinks(h.ctx, id1, lt, allID2, dst[:0])
+					dst, err = s.MultigetLinks(h.ctx, id1, lt, allID2, dst[:0])
 					if err != nil {
 						if !report("MultigetLinks", err) {
 							return
@@ -150,7 +159,7 @@ func testConcurrent(h *harness, g, ops int) {
 			}
 		}
 	}
-	if ck, ok := h.s.(store.Checker); ok {
+	if ck, ok := store.AsChecker(h.base); ok {
 		mm, _, err := ck.CheckCounts(h.ctx, 0)
 		if err != nil {
 			h.t.Fatalf("CheckCounts: %v", err)

@@ -145,20 +145,20 @@ func testCancelled(h *harness) {
 		{"UpdateNode", func() error { _, err := s.UpdateNode(ctx, nchanged); return err }},
 		{"DeleteNode", func() error { _, err := s.DeleteNode(ctx, n.Type, n.ID); return err }},
 	}
-	if bl, ok := s.(store.BulkLinkLoader); ok {
+	if bl, ok := store.AsBulkLinkLoader(s); ok {
 		calls = append(calls,
 			namedCall{"AddBulkLinks", func() error { return bl.AddBulkLinks(ctx, []store.Link{fresh}, true) }},
 			namedCall{"AddBulkCounts", func() error {
 				return bl.AddBulkCounts(ctx, []store.LinkCount{{ID1: id1, LinkType: lt, Time: now, Count: 5}})
 			}})
 	}
-	if bn, ok := s.(store.BulkNodeLoader); ok {
+	if bn, ok := store.AsBulkNodeLoader(s); ok {
 		calls = append(calls, namedCall{"AddBulkNodes", func() error { return bn.AddBulkNodes(ctx, []store.Node{nchanged}) }})
 	}
-	if dbs, ok := s.(store.Databases); ok {
+	if dbs, ok := store.AsDatabases(s); ok {
 		calls = append(calls, namedCall{"Database", func() error { _, err := dbs.Database(ctx, "storetest_cancelled"); return err }})
 	}
-	if ck, ok := s.(store.Checker); ok {
+	if ck, ok := store.AsChecker(s); ok {
 		calls = append(calls,
 			namedCall{"NodeStats", func() error { _, err := ck.NodeStats(ctx); return err }},
 			namedCall{"CheckCounts", func() error { _, _, err := ck.CheckCounts(ctx, 0); return err }})
@@ -186,7 +186,7 @@ type namedCall struct {
 // of 300 links (a tenth hidden) loaded in three batches. Skipped when the
 // store is not a store.BulkLinkLoader.
 func testBulkLinks(h *harness) {
-	bl, ok := h.s.(store.BulkLinkLoader)
+	bl, ok := store.AsBulkLinkLoader(h.s)
 	if !ok {
 		h.t.Skip("store does not implement store.BulkLinkLoader")
 	}
@@ -234,7 +234,7 @@ func testBulkLinks(h *harness) {
 	for _, l := range big[:20] {
 		h.wantLink(l)
 	}
-	if ck, ok := h.s.(store.Checker); ok {
+	if ck, ok := store.AsChecker(h.base); ok {
 		mm, checked, err := ck.CheckCounts(h.ctx, 0)
 		if err != nil {
 			h.t.Fatalf("CheckCounts: %v", err)
@@ -256,7 +256,7 @@ func testBulkLinks(h *harness) {
 // testChecker: NodeStats and CheckCounts agree with what was written.
 // Skipped when the store is not a store.Checker.
 func testChecker(h *harness) {
-	ck, ok := h.s.(store.Checker)
+	ck, ok := store.AsChecker(h.base)
 	if !ok {
 		h.t.Skip("store does not implement store.Checker")
 	}
@@ -306,7 +306,7 @@ func testChecker(h *harness) {
 // asking for a name again serves the same data. Skipped when the store is
 // not a store.Databases.
 func testDatabases(h *harness, names [2]string) {
-	dbs, ok := h.s.(store.Databases)
+	dbs, ok := store.AsDatabases(h.s)
 	if !ok {
 		h.t.Skip("store does not implement store.Databases")
 	}
@@ -316,7 +316,7 @@ func testDatabases(h *harness, names [2]string) {
 		if err != nil {
 			h.t.Fatalf("Database(%q): %v", name, err)
 		}
-		return &harness{t: h.t, ctx: h.ctx, s: s}
+		return &harness{t: h.t, ctx: h.ctx, s: s, base: s}
 	}
 	a, b := open(names[0]), open(names[1])
 	const id1, lt = 23_000_000_001, 1

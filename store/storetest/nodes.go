@@ -158,7 +158,7 @@ func testNodeUpdate(h *harness) {
 // contiguous) followed by AddNode, which must return a fresh id. Skipped
 // when the store is not a store.BulkNodeLoader.
 func testNodeBulk(h *harness) {
-	bl, ok := h.s.(store.BulkNodeLoader)
+	bl, ok := store.AsBulkNodeLoader(h.s)
 	if !ok {
 		h.t.Skip("store does not implement store.BulkNodeLoader")
 	}

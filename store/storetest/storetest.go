@@ -87,16 +87,48 @@ func RunWithOptions(t *testing.T, newStore func(t *testing.T) store.Store, o Run
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.fn(&harness{t: t, ctx: t.Context(), s: newStore(t)})
+			s := newStore(t)
+			c.fn(&harness{t: t, ctx: t.Context(), s: s, base: s})
 		})
 	}
+	// A store with sessions passes every case on a session too (the
+	// Databases case aside: sessions serve one database). The checks a
+	// case makes through store.Checker go to the store the session came
+	// from, and the concurrent case opens a session per goroutine.
+	t.Run("Session", func(t *testing.T) {
+		for _, c := range cases {
+			if c.name == "Databases" {
+				continue
+			}
+			t.Run(c.name, func(t *testing.T) {
+				s := newStore(t)
+				ss, ok := store.AsSessions(s)
+				if !ok {
+					t.Skip("store does not implement store.Sessions")
+				}
+				sess, err := ss.Session(t.Context())
+				if err != nil {
+					t.Fatalf("Session: %v", err)
+				}
+				defer func() {
+					if err := sess.Close(); err != nil {
+						t.Errorf("Session.Close: %v", err)
+					}
+				}()
+				c.fn(&harness{t: t, ctx: t.Context(), s: sess, base: s})
+			})
+		}
+	})
 }
 
-// harness wraps a store with calls that fail the test on error.
+// harness wraps a store with calls that fail the test on error. s is the
+// store under test (a session, in the Session cases), base the store it
+// came from.
 type harness struct {
-	t   *testing.T
-	ctx context.Context
-	s   store.Store
+	t    *testing.T
+	ctx  context.Context
+	s    store.Store
+	base store.Store
 }
 
 func (h *harness) add(l store.Link) store.WriteResult {

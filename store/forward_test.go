@@ -1,0 +1,134 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/discard"
+	"github.com/linkbench-go/linkbench/store/memstore"
+)
+
+// counting is a wrapper that overrides one method and forwards the rest.
+type counting struct {
+	store.Forward
+	gets *atomic.Int64
+}
+
+func wrapCounting(gets *atomic.Int64) func(store.Store) store.Store {
+	var wrap func(store.Store) store.Store
+	wrap = func(inner store.Store) store.Store {
+		return &counting{Forward: store.Forward{Inner: inner, Wrap: wrap}, gets: gets}
+	}
+	return wrap
+}
+
+func (c *counting) GetNode(ctx context.Context, nodeType int32, id int64) (store.Node, bool, error) {
+	c.gets.Add(1)
+	return c.Forward.GetNode(ctx, nodeType, id)
+}
+
+// plain has only the Store methods: no optional capability.
+type plain struct{ store.Store }
+
+func TestCapabilities(t *testing.T) {
+	m := memstore.New()
+	all := store.CapBulkLinks | store.CapBulkNodes | store.CapDatabases | store.CapChecker
+	if got := store.Capabilities(m); got != all {
+		t.Errorf("memstore: %v, want %v", got, all)
+	}
+	var gets atomic.Int64
+	w := wrapCounting(&gets)(m)
+	if got := store.Capabilities(w); got != all {
+		t.Errorf("a wrapper of memstore reports %v, want %v", got, all)
+	}
+	if got := store.Capabilities(plain{m}); got != 0 {
+		t.Errorf("a plain Store reports %v", got)
+	}
+	// A wrapper of a store without capabilities reports none, and its
+	// capability methods say so.
+	pw := wrapCounting(&gets)(plain{m})
+	if got := store.Capabilities(pw); got != 0 {
+		t.Errorf("a wrapper of a plain Store reports %v", got)
+	}
+	if _, ok := store.AsBulkLinkLoader(pw); ok {
+		t.Error("AsBulkLinkLoader of a wrapper of a plain Store succeeded")
+	}
+	if err := pw.(store.BulkLinkLoader).AddBulkLinks(context.Background(), nil, true); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("AddBulkLinks through a wrapper of a plain Store: %v, want errors.ErrUnsupported", err)
+	}
+	if got, want := (store.CapBulkLinks | store.CapSessions).String(), "BulkLinks|Sessions"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	if got := store.Capability(0).String(); got != "none" {
+		t.Errorf("String of no capability = %q", got)
+	}
+}
+
+// TestForwardKeepsCapabilities: a wrapper that overrides one method keeps
+// the inner store's bulk loads and checks, and sees the calls made on the
+// per-database views it hands out.
+func TestForwardKeepsCapabilities(t *testing.T) {
+	ctx := context.Background()
+	m := memstore.New()
+	var gets atomic.Int64
+	w := wrapCounting(&gets)(m)
+	bl, ok := store.AsBulkNodeLoader(w)
+	if !ok {
+		t.Fatal("the wrapper lost BulkNodeLoader")
+	}
+	n := store.Node{ID: 5, Type: store.DefaultNodeType, Version: 1, Time: 1, Data: []byte("x")}
+	if err := bl.AddBulkNodes(ctx, []store.Node{n}); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := w.GetNode(ctx, n.Type, n.ID); err != nil || !found {
+		t.Fatalf("GetNode after a bulk load through the wrapper: %v, %v", found, err)
+	}
+	ck, ok := store.AsChecker(w)
+	if !ok {
+		t.Fatal("the wrapper lost Checker")
+	}
+	if st, err := ck.NodeStats(ctx); err != nil || st.Count != 1 {
+		t.Fatalf("NodeStats through the wrapper = %+v, %v", st, err)
+	}
+	dbs, ok := store.AsDatabases(w)
+	if !ok {
+		t.Fatal("the wrapper lost Databases")
+	}
+	db, err := dbs.Database(ctx, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.GetNode(ctx, n.Type, n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := gets.Load(); got != 2 {
+		t.Errorf("the wrapper saw %d GetNode calls, want 2 (one of them on a database view)", got)
+	}
+}
+
+// TestOpenSession: a store without sessions serves as its own session,
+// with its capabilities, and closing it leaves the store open.
+func TestOpenSession(t *testing.T) {
+	ctx := context.Background()
+	m := memstore.New()
+	sess, err := store.OpenSession(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := store.Capabilities(sess), store.Capabilities(m); got != want {
+		t.Errorf("the session of memstore has %v, want %v", got, want)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.GetNode(ctx, store.DefaultNodeType, 1); err != nil {
+		t.Errorf("the store after closing its session: %v", err)
+	}
+	d := discard.New()
+	if s, err := store.OpenSession(ctx, d); err != nil || store.Capabilities(s) != store.Capabilities(d) {
+		t.Errorf("the session of discard: %v, %v", s, err)
+	}
+}
