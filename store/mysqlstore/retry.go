@@ -12,6 +12,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -318,4 +319,21 @@ func (s *Store) inject(o op, stmt string) error {
 		return f(o.String() + ":" + stmt)
 	}
 	return nil
+}
+
+// InjectEvery returns an Options.Inject function that fails every n-th
+// statement (counted over all statements of the store, from 1) whose label
+// starts with prefix ("" for all, "AddLink:" for AddLink's, ...) with
+// MySQL error number (1213 a deadlock, 1205 a lock wait timeout, 2013 a
+// lost connection), as the server would: below the store's retries, which
+// handle it as they handle the real error. n < 1 counts as 1.
+func InjectEvery(n int64, prefix string, number uint16) func(label string) error {
+	n = max(n, 1)
+	var calls atomic.Int64
+	return func(label string) error {
+		if !strings.HasPrefix(label, prefix) || calls.Add(1)%n != 0 {
+			return nil
+		}
+		return &mysql.MySQLError{Number: number, Message: "injected by mysqlstore.InjectEvery at " + label}
+	}
 }

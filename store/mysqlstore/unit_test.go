@@ -205,3 +205,20 @@ func TestOpString(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+func TestInjectEvery(t *testing.T) {
+	inj := InjectEvery(3, "AddLink:", 1213)
+	var failed []string
+	for i, l := range []string{"AddLink:insert", "GetNode:get", "AddLink:count", "AddLink:commit", "GetNode:get", "AddLink:insert", "AddLink:count", "AddLink:commit"} {
+		if err := inj(l); err != nil {
+			var me *mysql.MySQLError
+			if !errors.As(err, &me) || me.Number != 1213 {
+				t.Fatalf("%s: %v", l, err)
+			}
+			failed = append(failed, fmt.Sprint(i, " ", l))
+		}
+	}
+	if fmt.Sprint(failed) != "[3 AddLink:commit 7 AddLink:commit]" {
+		t.Errorf("failed %v", failed)
+	}
+}
