@@ -5,26 +5,26 @@ package pgstore
 // documentation lists. Each is prepared on every connection under the name
 // "lb<index>".
 const (
-	sBegin      = iota // BEGIN
-	sCommit            // COMMIT
-	sRollback          // ROLLBACK
-	sInsLink           // S-ins-link(1)
-	sCntUpsert         // S-cnt-upsert (PostgreSQL form)
-	sLock              // S-lock
-	sUpdLink           // S-upd-link
-	sCntInc            // S-cnt-inc (delta -1)
-	sHide              // S-hide
-	sDelLink           // S-del
-	sGetLink           // S-get
-	sMultiget          // S-multiget (id2 = ANY($3))
-	sRange             // S-range
-	sCount             // S-count
-	sInsNode           // S-ins-node(1) RETURNING id
-	sGetNode           // S-get-node
-	sUpdNode           // S-upd-node
-	sDelNode           // S-del-node
-	sColsCount         // the count table's columns, for COPY (never executed)
-	sColsNode          // the node table's columns with id, for COPY (never executed)
+	sBegin     = iota // BEGIN
+	sCommit           // COMMIT
+	sRollback         // ROLLBACK
+	sInsLink          // S-ins-link(1)
+	sCntUpsert        // S-cnt-upsert (PostgreSQL form)
+	sLock             // S-lock
+	sUpdLink          // S-upd-link
+	sCntInc           // S-cnt-inc (delta -1)
+	sHide             // S-hide
+	sDelLink          // S-del
+	sGetLink          // S-get
+	sMultiget         // S-multiget (id2 = ANY($3))
+	sRange            // S-range
+	sCount            // S-count
+	sInsNode          // S-ins-node(1) RETURNING id
+	sGetNode          // S-get-node
+	sUpdNode          // S-upd-node
+	sDelNode          // S-del-node
+	sColsCount        // the count table's columns, for COPY (never executed)
+	sColsNode         // the node table's columns with id, for COPY (never executed)
 	numStmts
 )
 
