@@ -231,7 +231,16 @@ type batch struct {
 
 // add appends statement id to the batch, with the parameters encoded
 // since c.args(id) (none for a statement without parameters).
+// Transaction control (BEGIN, COMMIT, ROLLBACK) is sent as text in the
+// batch (Parse, Bind, Execute of an unnamed statement): it has no plan to
+// keep, and pg_stat_statements counts a prepared utility statement only
+// at its first execution, which would hide it from the statement test.
 func (c *conn) add(b *batch, id int) error {
+	if id <= sRollback {
+		b.b.ExecParams(c.q.text[id], nil, nil, nil, nil)
+		b.n++
+		return nil
+	}
 	var vals [][]byte
 	if len(c.sd[id].ParamOIDs) > 0 {
 		var err error

@@ -27,7 +27,10 @@
 // Every statement is a named prepared statement, prepared once per
 // connection in one round trip (a pipeline of Parse/Describe messages) and
 // executed with binary parameters and results (no text conversions, no
-// statement text per call); the only values formatted into SQL text are
+// statement text per call), except transaction control: BEGIN, COMMIT and
+// ROLLBACK travel as text inside the batches (they have no plan to keep,
+// and PostgreSQL 15's pg_stat_statements counts a prepared utility
+// statement only at its first execution). The only values formatted into SQL text are
 // identifiers (schema, table and sequence names, validated and quoted) and
 // the integer of ALTER SEQUENCE ... RESTART, which takes no parameter.
 //
@@ -374,16 +377,35 @@ func (o Options) withDefaults() (Options, error) {
 	default:
 		return o, fmt.Errorf("pgstore: Options.Dialect %q: want %q, %q or %q", o.Dialect, PostgreSQL, CockroachDB, YugabyteDB)
 	}
-	switch iso := strings.ToUpper(strings.Join(strings.Fields(o.Isolation), " ")); iso {
-	case "":
-		o.Isolation = ReadCommitted
-	case ReadCommitted, RepeatableRead, Serializable:
-		o.Isolation = iso
-	default:
-		return o, fmt.Errorf("pgstore: Options.Isolation %q: want READ COMMITTED, REPEATABLE READ or SERIALIZABLE", o.Isolation)
+	iso, err := ParseIsolation(o.Isolation)
+	if err != nil {
+		return o, fmt.Errorf("pgstore: Options.Isolation: %w", err)
 	}
+	o.Isolation = iso
 	return o, nil
 }
+
+// ParseIsolation returns the isolation level named s, case-insensitively,
+// with spaces, dashes or underscores between words: ReadCommitted ("" and
+// "rc" too), RepeatableRead ("rr") or Serializable. Any other name is an
+// error.
+func ParseIsolation(s string) (string, error) {
+	norm := strings.ToUpper(strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	}), " "))
+	switch norm {
+	case "", "RC", ReadCommitted:
+		return ReadCommitted, nil
+	case "RR", RepeatableRead:
+		return RepeatableRead, nil
+	case Serializable:
+		return Serializable, nil
+	}
+	return "", fmt.Errorf("isolation %q: want READ COMMITTED, REPEATABLE READ or SERIALIZABLE", s)
+}
+
+// Isolation returns the transaction isolation of the store's connections.
+func (s *Store) Isolation() string { return s.c.opts.Isolation }
 
 // checkIdent reports whether s can name a schema or table: 1..63 bytes,
 // no double quote or NUL.
