@@ -73,7 +73,8 @@ func (o op) String() string {
 // "add_to_upd" (AddLink found the link and updated it), "upd_to_add"
 // (UpdateLink or a retried AddLink found no link and inserted it),
 // "bulk_upserts" (bulk calls that went through the upsert path: a retry or
-// a duplicate key), "reconnects" (connections replaced after a loss),
+// a duplicate key), "reconnects" (connections found lost, which the next
+// call replaces),
 // "errors.<SQLSTATE>" (round trips that failed with that SQLSTATE, e.g.
 // errors.40001 for serialization failures and errors.40P01 for
 // deadlocks; injected errors included; a duplicate key on AddLink's insert

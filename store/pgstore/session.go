@@ -139,6 +139,7 @@ func (ss *Session) after(c *conn, err error) {
 	}
 	if c.pg.IsClosed() {
 		ss.drop()
+		ss.v.c.ctr.reconnects.Add(1) // the next call connects again
 		return
 	}
 	if c.txOpen() {
