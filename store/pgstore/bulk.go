@@ -187,7 +187,7 @@ func (ss *Session) copyFrom(ctx context.Context, c *conn, k *bulkKind, table, co
 	if err := ss.v.inject(k.o, "copy"); err != nil {
 		return err
 	}
-	tag, err := c.pg.CopyFrom(ctx, bytes.NewReader(data), copySQL(table, cols))
+	tag, err := c.pg.CopyFrom(c.pctx(ctx), bytes.NewReader(data), copySQL(table, cols))
 	if err == nil && tag.RowsAffected() != int64(k.rows) {
 		err = fmt.Errorf("COPY into %s copied %d rows, want %d", table, tag.RowsAffected(), k.rows)
 	}
@@ -259,7 +259,7 @@ func (ss *Session) advanceSequence(ctx context.Context, c *conn, maxID int64) er
 	}
 	sql := "SELECT setval($2::regclass, $1::bigint, true) FROM " + seq +
 		" WHERE $1::bigint >= CASE WHEN is_called THEN last_value + 1 ELSE last_value END"
-	_, err = c.pg.ExecParams(ctx, sql, [][]byte{strconv.AppendInt(nil, maxID, 10), []byte(seq)}, nil, nil, nil).Close()
+	_, err = c.pg.ExecParams(c.pctx(ctx), sql, [][]byte{strconv.AppendInt(nil, maxID, 10), []byte(seq)}, nil, nil, nil).Close()
 	return err
 }
 

@@ -21,6 +21,9 @@ func (s *Store) admin(ctx context.Context, o op, f func(c *conn) error) error {
 		return err
 	}
 	defer s.release(ss)
+	if err := ss.enter(ctx, o); err != nil {
+		return err
+	}
 	r := retrier{s: s, o: o}
 	for {
 		c, err := ss.conn(ctx)

@@ -39,6 +39,9 @@ type conn struct {
 	// Results of the last batch: rows affected per statement.
 	affected [8]int64
 	seq      string // the node id sequence, qualified and quoted ("" until needed)
+	// watched is the context the session's watch covers: calls with it
+	// reach pgconn as context.Background() (see Session.watch).
+	watched context.Context
 	temps    [3]bool
 	copyBuf  []byte
 }
@@ -102,6 +105,15 @@ func (c *conn) prepare(ctx context.Context) error {
 	}
 	c.sd = sds
 	return nil
+}
+
+// pctx returns the context to pass to pgconn for a call with ctx:
+// context.Background() when the session's watch covers ctx.
+func (c *conn) pctx(ctx context.Context) context.Context {
+	if ctx == c.watched {
+		return context.Background()
+	}
+	return ctx
 }
 
 // txOpen reports whether the connection is inside a transaction block
@@ -258,7 +270,7 @@ func (c *conn) add(b *batch, id int) error {
 // statement i. It returns the first error, and the index of the statement
 // that failed (-1 if none or unknown).
 func (c *conn) run(ctx context.Context, b *batch, row func(i int, vals [][]byte) error) (failed int, err error) {
-	mrr := c.pg.ExecBatch(ctx, &b.b)
+	mrr := c.pg.ExecBatch(c.pctx(ctx), &b.b)
 	i := 0
 	failed = -1
 	var rowErr error
@@ -308,7 +320,7 @@ func (c *conn) query(ctx context.Context, id int, row func(vals [][]byte) error)
 	if err != nil {
 		return 0, err
 	}
-	rr := c.pg.ExecStatement(ctx, c.sd[id], vals, fmtBinary, fmtBinary)
+	rr := c.pg.ExecStatement(c.pctx(ctx), c.sd[id], vals, fmtBinary, fmtBinary)
 	var rowErr error
 	for rr.NextRow() {
 		if row != nil && rowErr == nil {
@@ -327,7 +339,7 @@ func (c *conn) query(ctx context.Context, id int, row func(vals [][]byte) error)
 
 // exec runs SQL text with the simple protocol (DDL, utility statements).
 func (c *conn) exec(ctx context.Context, sql string) error {
-	_, err := c.pg.Exec(ctx, sql).ReadAll()
+	_, err := c.pg.Exec(c.pctx(ctx), sql).ReadAll()
 	if err != nil && c.pg.IsClosed() && classifyConnless(err) {
 		err = fmt.Errorf("%w: %w", errConnLost, err)
 	}

@@ -496,3 +496,49 @@ func TestRetryExhausted(t *testing.T) {
 		t.Fatalf("session after Close: %v", err)
 	}
 }
+
+// TestCancelMidCall: a call waiting for a row lock returns when its
+// context ends (the session's watch interrupts the connection), and the
+// session serves the next call, with another context, on a new
+// connection.
+func TestCancelMidCall(t *testing.T) {
+	s := newTestStore(t, nil)
+	admin := adminConn(t)
+	ctx := context.Background()
+	l := mkLink(8, 80, store.VisibilityDefault, "a", 1)
+	if _, err := s.AddLink(ctx, l, true); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tx, err := admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM "+s.q.link+" WHERE id1 = 8 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = sess.DeleteLink(short, 8, lt, 80, true, false)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("DeleteLink with a 200 ms context = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("DeleteLink returned after %v", d)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := sess.DeleteLink(ctx, 8, lt, 80, true, false); err != nil || !found {
+		t.Fatalf("DeleteLink after the cancelled call = %v, %v", found, err)
+	}
+	if n, err := sess.CountLinks(ctx, 8, lt); err != nil || n != 0 {
+		t.Fatalf("CountLinks = %d, %v", n, err)
+	}
+	checkCountsClean(t, s)
+}

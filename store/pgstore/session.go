@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -28,8 +31,18 @@ import (
 // errors wrapping store.ErrClosed.
 type Session struct {
 	v      *Store
-	c      *conn
+	c      *conn // written under wmu (the context watch reads it)
 	closed bool
+
+	// The context watch: the context of the latest call, and the stop of
+	// its context.AfterFunc, which interrupts the connection. pgconn is
+	// then called with context.Background(), so that it does not register
+	// a watch of its own at every round trip.
+	wctx  context.Context
+	wstop func() bool
+	wmu   sync.Mutex // guards c's replacement, wgen and fired against the AfterFunc
+	wgen  uint64
+	fired bool
 }
 
 // Session opens a session of the schema this Store serves and connects
@@ -73,12 +86,16 @@ func (ss *Session) Close() error {
 		return nil
 	}
 	ss.closed = true
+	if ss.wstop != nil {
+		ss.wstop()
+		ss.wstop = nil
+	}
 	ss.drop()
 	return nil
 }
 
 // enter starts a call named o: it fails on a closed session or store or a
-// done context.
+// done context, and makes the context watch follow ctx.
 func (ss *Session) enter(ctx context.Context, o op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("pgstore: %s: %w", o, err)
@@ -86,7 +103,53 @@ func (ss *Session) enter(ctx context.Context, o op) error {
 	if ss.closed || ss.v.c.closed.Load() {
 		return fmt.Errorf("pgstore: %s: %w", o, store.ErrClosed)
 	}
+	if ctx != ss.wctx {
+		ss.watch(ctx)
+	}
 	return nil
+}
+
+// watch arranges for the session's connection to be interrupted (a
+// deadline in the past) when ctx is done. A worker passes the same context
+// to every call, so this runs once per phase, not per call.
+func (ss *Session) watch(ctx context.Context) {
+	if ss.wstop != nil {
+		ss.wstop()
+	}
+	ss.wmu.Lock()
+	ss.wgen++
+	gen := ss.wgen
+	if ss.fired {
+		// The previous context interrupted an idle connection: make it
+		// usable again (one interrupted mid-statement was dropped).
+		if ss.c != nil {
+			_ = ss.c.pg.Conn().SetDeadline(time.Time{})
+		}
+		ss.fired = false
+	}
+	ss.wmu.Unlock()
+	ss.wctx = ctx
+	ss.wstop = nil
+	if ss.c != nil {
+		ss.c.watched = ctx
+	}
+	if ctx.Done() != nil {
+		ss.wstop = context.AfterFunc(ctx, func() { ss.interrupt(gen) })
+	}
+}
+
+// interrupt interrupts the connection when the watch of generation gen is
+// still current.
+func (ss *Session) interrupt(gen uint64) {
+	ss.wmu.Lock()
+	defer ss.wmu.Unlock()
+	if gen != ss.wgen {
+		return
+	}
+	ss.fired = true
+	if ss.c != nil {
+		_ = ss.c.pg.Conn().SetDeadline(time.Unix(1, 0))
+	}
 }
 
 // conn returns the session's connection, opening it (again) when it is
@@ -103,8 +166,14 @@ func (ss *Session) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss.c = &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q}
-	return ss.c, nil
+	c := &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q, watched: ss.wctx}
+	ss.wmu.Lock()
+	ss.c = c
+	if ss.fired {
+		_ = c.pg.Conn().SetDeadline(time.Unix(1, 0))
+	}
+	ss.wmu.Unlock()
+	return c, nil
 }
 
 // prepared returns the session's connection with its statements
@@ -124,8 +193,11 @@ func (ss *Session) prepared(ctx context.Context) (*conn, error) {
 // drop closes the connection after an error that may have left it
 // unusable; the next call opens a new one.
 func (ss *Session) drop() {
-	if c := ss.c; c != nil {
-		ss.c = nil
+	ss.wmu.Lock()
+	c := ss.c
+	ss.c = nil
+	ss.wmu.Unlock()
+	if c != nil {
 		c.close()
 	}
 }
@@ -140,6 +212,12 @@ func (ss *Session) after(c *conn, err error) {
 	if c.pg.IsClosed() {
 		ss.drop()
 		ss.v.c.ctr.reconnects.Add(1) // the next call connects again
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Interrupted by the context watch in the middle of an exchange:
+		// the protocol state is unknown.
+		ss.drop()
 		return
 	}
 	if c.txOpen() {
