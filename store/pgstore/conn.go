@@ -42,8 +42,8 @@ type conn struct {
 	// watched is the context the session's watch covers: calls with it
 	// reach pgconn as context.Background() (see Session.watch).
 	watched context.Context
-	temps    [3]bool
-	copyBuf  []byte
+	temps   [3]bool
+	copyBuf []byte
 }
 
 // prepared reports whether the statements are prepared.
