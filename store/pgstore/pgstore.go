@@ -153,10 +153,13 @@ const (
 	// batches of 100 committed rows outside a transaction) runs inside
 	// BEGIN ... COMMIT. CockroachDB reports every transaction conflict as
 	// 40001 ("restart transaction"), which the store retries as on
-	// PostgreSQL; it runs every transaction at SERIALIZABLE whatever
-	// Options.Isolation says (older versions reject READ COMMITTED). ON
-	// CONFLICT (columns) DO UPDATE, TRUNCATE, setval and ALTER SEQUENCE
-	// ... RESTART are documented as supported.
+	// PostgreSQL. Options.Isolation is not sent: transactions run at the
+	// cluster's default, SERIALIZABLE (READ COMMITTED needs a cluster
+	// setting, from v23.2). ON CONFLICT (columns) DO UPDATE, SELECT ... FOR
+	// UPDATE, TRUNCATE, setval and ALTER SEQUENCE ... RESTART are
+	// documented as supported. Known gap: the bulk loads' upsert path (a
+	// re-load, or a retried batch) uses a temporary table, which
+	// CockroachDB allows only with experimental_enable_temp_tables = on.
 	CockroachDB Dialect = "cockroachdb"
 	// YugabyteDB (YSQL) is UNTESTED here, written from YugabyteDB's
 	// documentation: the PostgreSQL schema and statements, except that
@@ -164,7 +167,9 @@ const (
 	// ysql_sequence_cache_minval, 100 by default), so the node id sequence
 	// is created with CACHE 1 to keep AddNode's ids consecutive after
 	// ResetNodeStore, at a cost per AddNode; transaction conflicts are
-	// reported as 40001 and deadlocks as 40P01, which the store retries.
+	// reported as 40001 and deadlocks as 40P01, which the store retries;
+	// ON CONFLICT, FOR UPDATE, COPY and temporary tables are those of
+	// PostgreSQL 11, on which YSQL is built.
 	YugabyteDB Dialect = "yugabytedb"
 )
 
