@@ -14,8 +14,15 @@ import (
 // isPostgresDSN reports whether a -dsn is a PostgreSQL connection string:
 // a postgres:// URL or keyword/value pairs.
 func isPostgresDSN(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") ||
-		(strings.Contains(dsn, "=") && !strings.Contains(dsn, "@tcp(") && !strings.Contains(dsn, "@unix("))
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return true
+	}
+	// Keyword/value pairs: every field is key=value, and there is none of
+	// the '@' every MySQL DSN with a user has. (A quoted value may hold
+	// spaces: only the first field has to be checked strictly.)
+	f := strings.Fields(dsn)
+	return len(f) > 0 && !strings.Contains(dsn, "@") && strings.Contains(f[0], "=") &&
+		!strings.HasPrefix(f[0], "=") && !strings.ContainsAny(f[0][:strings.IndexByte(f[0], '=')], "/:(")
 }
 
 // pgDSNPassword returns the password a PostgreSQL DSN holds ("" if none).

@@ -212,3 +212,26 @@ func TestPostgresOptions(t *testing.T) {
 		t.Errorf("-isolation without -store postgres: exit %d, %s", code, stderr)
 	}
 }
+
+// TestIsPostgresDSN tells the two stores' DSNs apart.
+func TestIsPostgresDSN(t *testing.T) {
+	for dsn, want := range map[string]bool{
+		"postgres://u:p@h/db":                 true,
+		"postgresql://h/db":                   true,
+		"host=h port=5432 dbname=db":          true,
+		"user:pw@tcp(127.0.0.1:3306)/":        false,
+		"user:pw@/db?parseTime=true":          false,
+		"/db":                                 false,
+		"root@unix(/run/mysqld/mysqld.sock)/": false,
+	} {
+		if got := isPostgresDSN(dsn); got != want {
+			t.Errorf("isPostgresDSN(%q) = %v", dsn, got)
+		}
+	}
+	if got := redact("dial user:pw1@/db?x=1 failed", "user:pw1@/db?x=1", ""); strings.Contains(got, "pw1") {
+		t.Errorf("MySQL password left in %q", got)
+	}
+	if got := redact("connect host=h password=pw2 failed", "host=h password=pw2", ""); strings.Contains(got, "pw2") {
+		t.Errorf("PostgreSQL password left in %q", got)
+	}
+}

@@ -106,16 +106,18 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 // not mangle every message that happens to contain its letters).
 func redact(msg, dsn, password string) string {
 	if dsn != "" {
+		redacted := mysqlstore.RedactDSN(dsn)
 		if isPostgresDSN(dsn) {
-			msg = strings.ReplaceAll(msg, dsn, pgstore.RedactDSN(dsn))
-			if pw := pgDSNPassword(dsn); pw != "" {
-				msg = maskToken(msg, pw)
-			}
-		} else {
-			msg = strings.ReplaceAll(msg, dsn, mysqlstore.RedactDSN(dsn))
-			if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
-				msg = maskToken(msg, cfg.Passwd)
-			}
+			redacted = pgstore.RedactDSN(dsn)
+		}
+		msg = strings.ReplaceAll(msg, dsn, redacted)
+		// Whichever store the DSN is for, every password it may hold is
+		// masked.
+		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
+			msg = maskToken(msg, cfg.Passwd)
+		}
+		if pw := pgDSNPassword(dsn); pw != "" {
+			msg = maskToken(msg, pw)
 		}
 	}
 	if password != "" {
