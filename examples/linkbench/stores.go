@@ -190,9 +190,6 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 	return &openedStore{Store: s, name: "memory", desc: "memory (in-process reference store)", close: s.Close}, nil
 }
 
-// sqlStore reports whether the store is a server the tool connects to.
-func (s *openedStore) sqlStore() bool { return s.mysql != nil || s.pg != nil }
-
 // databaseNames returns the names of the run's databases (MySQL
 // databases, PostgreSQL schemas).
 func databaseNames(cfg *linkbench.Config) []string {
