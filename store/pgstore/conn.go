@@ -11,13 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// PostgreSQL type OIDs the store encodes and decodes in binary.
+// PostgreSQL type OIDs of the integers the store encodes in binary
+// (bytea values are their bytes).
 const (
-	oidBytea  = 17
-	oidInt8   = 20
-	oidInt2   = 21
-	oidInt4   = 23
-	oidInt8Ar = 1016
+	oidInt8 = 20
+	oidInt2 = 21
+	oidInt4 = 23
 )
 
 // Binary format codes.
