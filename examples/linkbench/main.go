@@ -8,8 +8,8 @@
 // benchmark:
 //
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
-//	          [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify]
-//	          [-trace file] [-cpuprofile file]
+//	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
+//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -17,14 +17,21 @@
 // (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
 // phase's latency table as CSV; -csvstream writes per-requester interval
 // statistics every displayfreq seconds; -store selects the store (memory,
-// discard or mysql; default: the linkstore key if it names one, else
-// memory).
+// discard, mysql or postgres; default: the linkstore key if it names one,
+// else memory).
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
 // of them); -create-schema creates them and their tables for the engine key
 // (innodb, the default, or rocksdb), -defer-index creates the id1_type
-// index after the load. -verify checks, after the phases, that every count
+// index after the load. The postgres store connects with -dsn (a
+// postgres:// URL or keyword/value pairs) or the same keys (port 5432 unless
+// the port key is written out; database linkbench), to the schemas
+// dbprefix0.. of that database (a LinkBench database is a schema);
+// -create-schema and -defer-index work as for mysql, -isolation sets the
+// transaction isolation (read-committed, the default, repeatable-read or
+// serializable) and -dialect the server's dialect (postgres; cockroachdb
+// and yugabytedb are untested). -verify checks, after the phases, that every count
 // equals the visible links. Passwords are never printed. -trace writes
 // every store call of the phases, one per line, in the format LinkBench's
 // calls were logged in (so that a run with -D rng=java can be diffed against
@@ -102,6 +109,8 @@ type options struct {
 	createSchema bool
 	deferIndex   bool
 	verify       bool
+	isolation    string
+	dialect      string
 	cpuProfile   string
 	trace        string
 	logFile      string
@@ -126,17 +135,19 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
-	fs.StringVar(&o.store, "store", "", "store: memory, discard or mysql (default: the linkstore key, else memory)")
-	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/ (default: the host, port, user, password keys)")
-	fs.BoolVar(&o.createSchema, "create-schema", false, "MySQL store: create the databases dbprefix0.. and their tables (engine key: innodb or rocksdb) if missing")
-	fs.BoolVar(&o.deferIndex, "defer-index", false, "MySQL store: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.StringVar(&o.store, "store", "", "store: memory, discard, mysql or postgres (default: the linkstore key, else memory)")
+	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
+	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb or rocksdb) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
+	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")
+	fs.StringVar(&o.dialect, "dialect", "", "postgres store: server dialect, postgres (default), cockroachdb or yugabytedb (the last two untested)")
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql] [-dsn DSN] [-create-schema] [-defer-index] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -164,7 +175,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if !o.load && !o.req {
 		switch {
-		case o.verify && (o.config != "" || o.store == "mysql"):
+		case o.verify && (o.config != "" || o.store == "mysql" || o.store == "postgres"):
 			// -verify alone checks an existing database.
 		case o.config != "":
 			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request), or -verify")}
@@ -244,14 +255,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if name != "mysql" && (o.dsn != "" || o.createSchema || o.deferIndex) {
-		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql (the store is %s)", name)})
+	if name != "mysql" && name != "postgres" && (o.dsn != "" || o.createSchema || o.deferIndex) {
+		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)})
+	}
+	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
+		return fail(usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)})
 	}
 	if o.verify && name == "discard" {
 		return fail(usageError{errors.New("-verify: the discard store keeps nothing to verify")})
 	}
-	if o.verify && !o.load && !o.req && name != "mysql" {
-		return fail(usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql", name)})
+	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
+		return fail(usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)})
 	}
 	if cfg.Store.DBID != "" && cfg.DBCount > 1 {
 		return fail(usageError{&linkbench.ConfigError{Key: "dbid", Value: cfg.Store.DBID,
@@ -261,8 +275,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := linkbench.Check(cfg, o.req); err != nil {
 		return fail(usageError{err})
 	}
-	if name == "mysql" {
+	switch name {
+	case "mysql":
 		if _, err := mysqlOptions(o, &cfg); err != nil {
+			return fail(err)
+		}
+	case "postgres":
+		if _, err := pgOptions(o, &cfg); err != nil {
 			return fail(err)
 		}
 	}
@@ -429,7 +448,7 @@ func clientProcs(n int, storeName string) string {
 		why = "Go's default"
 	case os.Getenv("GOMAXPROCS") != "":
 		why = "the GOMAXPROCS environment variable"
-	case storeName == "mysql":
+	case storeName == "mysql" || storeName == "postgres":
 		runtime.GOMAXPROCS(max(1, runtime.NumCPU()/4))
 		why = fmt.Sprintf("auto for a database server store: max(1, %d CPUs/4)", runtime.NumCPU())
 	default:

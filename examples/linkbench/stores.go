@@ -14,11 +14,12 @@ import (
 	"github.com/linkbench-go/linkbench/store/discard"
 	"github.com/linkbench-go/linkbench/store/memstore"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
+	"github.com/linkbench-go/linkbench/store/pgstore"
 )
 
 // storeNames lists the stores the tool can drive (the store registry lives
 // here only: the library takes any store.Store).
-const storeNames = "memory, discard, mysql"
+const storeNames = "memory, discard, mysql, postgres"
 
 // storeName returns the store selected by -store or, without it, by the
 // linkstore key (LinkBench class names accepted); memory by default.
@@ -35,6 +36,8 @@ func storeName(o *options, cfg *linkbench.Config) (string, error) {
 		return "discard", nil
 	case "mysql", "mariadb", "linkstoremysql":
 		return "mysql", nil
+	case "postgres", "postgresql", "pg", "pgsql", "linkstorepgsql":
+		return "postgres", nil
 	}
 	return "", usageError{fmt.Errorf("%s %q: unknown store (available: %s)", key, name, storeNames)}
 }
@@ -42,10 +45,11 @@ func storeName(o *options, cfg *linkbench.Config) (string, error) {
 // openedStore is a store with what the tool needs around it.
 type openedStore struct {
 	store.Store
-	name  string // memory, discard or mysql
+	name  string // memory, discard, mysql or postgres
 	desc  string // for the report: never contains a password
 	close func() error
-	mysql *mysqlstore.Store // nil for the embedded stores
+	mysql *mysqlstore.Store // nil for the other stores
+	pg    *pgstore.Store    // nil for the other stores
 }
 
 // mysqlOptions builds the MySQL store's options from -dsn or LinkBench's
@@ -102,9 +106,18 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 // not mangle every message that happens to contain its letters).
 func redact(msg, dsn, password string) string {
 	if dsn != "" {
-		msg = strings.ReplaceAll(msg, dsn, mysqlstore.RedactDSN(dsn))
+		redacted := mysqlstore.RedactDSN(dsn)
+		if isPostgresDSN(dsn) {
+			redacted = pgstore.RedactDSN(dsn)
+		}
+		msg = strings.ReplaceAll(msg, dsn, redacted)
+		// Whichever store the DSN is for, every password it may hold is
+		// masked.
 		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
 			msg = maskToken(msg, cfg.Passwd)
+		}
+		if pw := pgDSNPassword(dsn); pw != "" {
+			msg = maskToken(msg, pw)
 		}
 	}
 	if password != "" {
@@ -160,14 +173,47 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 		}
 		return &openedStore{Store: s, name: name, mysql: s, close: s.Close,
 			desc: fmt.Sprintf("mysql %s engine=%s databases=%s0..%s%d", where, opts.Engine, cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
+	case "postgres":
+		opts, err := pgOptions(o, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s, err := pgstore.Open(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
+		}
+		return &openedStore{Store: s, name: name, pg: s, close: s.Close,
+			desc: fmt.Sprintf("postgres %s dialect=%s isolation=%s schemas=%s0..%s%d", s.DSN(), opts.Dialect,
+				strings.ToLower(strings.ReplaceAll(s.Isolation(), " ", "-")), cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
 	}
 	s := memstore.New()
 	return &openedStore{Store: s, name: "memory", desc: "memory (in-process reference store)", close: s.Close}, nil
 }
 
+// databaseNames returns the names of the run's databases (MySQL
+// databases, PostgreSQL schemas).
+func databaseNames(cfg *linkbench.Config) []string {
+	if cfg.DBCount == 1 && cfg.Store.DBID != "" {
+		return []string{cfg.Store.DBID}
+	}
+	names := make([]string, cfg.DBCount)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+	}
+	return names
+}
+
 // createSchema creates the databases and tables (IF NOT EXISTS) for every
 // database of the run.
 func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, deferIndex bool) error {
+	if s.pg != nil {
+		for _, db := range databaseNames(cfg) {
+			if err := s.pg.CreateSchema(ctx, db, pgstore.SchemaOptions{IfNotExists: true, DeferSecondaryIndex: deferIndex}); err != nil {
+				return fmt.Errorf("create schema %s: %w", db, err)
+			}
+		}
+		return nil
+	}
 	if s.mysql == nil {
 		return nil // the embedded stores need no schema
 	}
@@ -182,6 +228,14 @@ func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, d
 
 // createSecondaryIndex adds id1_type after a load made with -defer-index.
 func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.Config) error {
+	if s.pg != nil {
+		for _, db := range databaseNames(cfg) {
+			if err := s.pg.CreateSecondaryIndex(ctx, db, pgstore.SchemaOptions{IfNotExists: true}); err != nil {
+				return fmt.Errorf("create index id1_type in %s: %w", db, err)
+			}
+		}
+		return nil
+	}
 	if s.mysql == nil {
 		return nil
 	}
@@ -197,6 +251,19 @@ func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.C
 // hasData reports whether a MySQL database of the run already holds a
 // graph, and which (the embedded stores start empty).
 func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (string, bool, error) {
+	if s.pg != nil {
+		for _, db := range databaseNames(cfg) {
+			v, err := s.pg.Database(ctx, db)
+			if err != nil {
+				return "", false, err
+			}
+			full, err := v.(*pgstore.Store).HasData(ctx)
+			if err != nil || full {
+				return db, full, err
+			}
+		}
+		return "", false, nil
+	}
 	if s.mysql == nil {
 		return "", false, nil
 	}
@@ -219,10 +286,16 @@ func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (strin
 
 // counters returns the store's event counters (retries, errors by number).
 func (s *openedStore) counters() map[string]int64 {
+	m := map[string]int64{}
+	if s.pg != nil {
+		for _, c := range s.pg.Counters() {
+			m[c.Name] = c.Value
+		}
+		return m
+	}
 	if s.mysql == nil {
 		return nil
 	}
-	m := map[string]int64{}
 	for _, c := range s.mysql.Counters() {
 		m[c.Name] = c.Value
 	}

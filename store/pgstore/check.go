@@ -1,0 +1,122 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// admin runs f on the connection of a borrowed session (checks and DDL),
+// retrying as the operations do; f must be repeatable.
+func (s *Store) admin(ctx context.Context, o op, f func(c *conn) error) error {
+	if err := s.check(ctx, o.String()); err != nil {
+		return err
+	}
+	ss, err := s.acquire(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer s.release(ss)
+	if err := ss.enter(ctx, o); err != nil {
+		return err
+	}
+	r := retrier{s: s, o: o}
+	for {
+		c, err := ss.conn(ctx)
+		if err == nil {
+			err = f(c)
+			ss.after(c, err)
+		}
+		if err == nil {
+			r.done()
+			return nil
+		}
+		if err = r.fail(ctx, err, true); err != nil {
+			return err
+		}
+	}
+}
+
+// NodeStats returns the number of nodes and their smallest and largest id
+// (0, 0 when there are none), in one query. Errors: see the package
+// documentation.
+func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
+	var st store.NodeStats
+	err := s.admin(ctx, opNodeStats, func(c *conn) error {
+		return c.pc.QueryRow(ctx, "SELECT COUNT(*), COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM "+s.q.node).
+			Scan(&st.Count, &st.MinID, &st.MaxID)
+	})
+	return st, err
+}
+
+// visibleSQL aggregates the visible links of every (id1, link_type) with
+// links, hidden ones included, and joins the count rows to them.
+func (s *Store) pairsSQL() string {
+	return "(SELECT id1, link_type, COUNT(*) FILTER (WHERE visibility = 1) AS visible FROM " + s.q.link +
+		" GROUP BY id1, link_type) AS v FULL OUTER JOIN " + s.q.cnt + " AS c ON c.id = v.id1 AND c.link_type = v.link_type"
+}
+
+// CheckCounts compares, for every (id1, link_type) with links or a count
+// row, the count row (0 when absent) with the number of visible links,
+// aggregated by the server in one read-only REPEATABLE READ transaction
+// (so both queries see one snapshot). It returns the mismatches ordered by
+// (id1, link_type), at most limit of them (all when limit <= 0), and the
+// number of pairs checked. Errors: see the package documentation.
+func (s *Store) CheckCounts(ctx context.Context, limit int) (mismatches []store.CountMismatch, checked int64, err error) {
+	err = s.admin(ctx, opCheckCounts, func(c *conn) error {
+		mismatches, checked = nil, 0
+		tx, err := c.pc.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM "+s.pairsSQL()).Scan(&checked); err != nil {
+			return err
+		}
+		q := "SELECT COALESCE(v.id1, c.id), COALESCE(v.link_type, c.link_type), COALESCE(c.count, 0), COALESCE(v.visible, 0) FROM " +
+			s.pairsSQL() + " WHERE COALESCE(c.count, 0) <> COALESCE(v.visible, 0) ORDER BY 1, 2"
+		if limit > 0 {
+			q += " LIMIT " + strconv.Itoa(limit)
+		}
+		rows, err := tx.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var m store.CountMismatch
+			if err := rows.Scan(&m.ID1, &m.LinkType, &m.Count, &m.Visible); err != nil {
+				return err
+			}
+			mismatches = append(mismatches, m)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return mismatches, checked, nil
+}
+
+// HasData reports whether the schema this Store serves already holds
+// links, count rows or nodes, so that a load can refuse to mix a new graph
+// with an old one (LinkBench loads into empty tables). Errors: the
+// server's (a missing table included), ctx's, store.ErrClosed.
+func (s *Store) HasData(ctx context.Context) (bool, error) {
+	var full bool
+	err := s.admin(ctx, opCheckCounts, func(c *conn) error {
+		return c.pc.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.q.link+") OR EXISTS (SELECT 1 FROM "+s.q.cnt+
+			") OR EXISTS (SELECT 1 FROM "+s.q.node+")").Scan(&full)
+	})
+	if err != nil {
+		return false, fmt.Errorf("pgstore: HasData: %w", err)
+	}
+	return full, nil
+}

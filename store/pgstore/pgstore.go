@@ -1,0 +1,674 @@
+// Package pgstore is a LinkBench store on PostgreSQL through
+// github.com/jackc/pgx/v5, with a dialect option for CockroachDB and
+// YugabyteDB (untested here: see Dialect).
+//
+// The semantics are those of package store (the in-memory reference, with
+// the fixes listed there); the schema, statements and transactions are
+// those of LinkBench's MD LinkStorePgsql (reference §3.1, §3.3, §3.5):
+// AddLink inserts first and falls back to a locked (SELECT ... FOR UPDATE)
+// update on a duplicate key (SQLSTATE 23505), UpdateLink locks first and
+// falls back to the insert, DeleteLink locks first, and the count row
+// changes in the same transaction as the link, so counts stay exact under
+// any concurrency and at every isolation level.
+//
+// # Databases are schemas
+//
+// A LinkBench database (dbprefix + index, "linkdb0", ...) is a schema of
+// the one PostgreSQL database the DSN names, as MD's README and unit tests
+// do (one database "linkbench", one schema per dbid): a Store and all its
+// per-database views (Database) share one server database, so one
+// connection can serve any of them, a session needs no reconnection to
+// switch, catalog and checks are one query away, and a benchmark user needs
+// CREATE on one database, not CREATEDB. dbcount > 1 therefore means
+// dbcount schemas.
+//
+// # Statements, round trips and transactions
+//
+// Every statement is a named prepared statement, prepared once per
+// connection in one round trip (a pipeline of Parse/Describe messages) and
+// executed with binary parameters and results (no text conversions, no
+// statement text per call), except transaction control: BEGIN, COMMIT and
+// ROLLBACK travel as text inside the batches (they have no plan to keep,
+// and PostgreSQL 15's pg_stat_statements counts a prepared utility
+// statement only at its first execution). The only values formatted into SQL text are
+// identifiers (schema, table and sequence names, validated and quoted) and
+// the integer of ALTER SEQUENCE ... RESTART, which takes no parameter.
+//
+// A transaction of several statements needs BEGIN on PostgreSQL. The store
+// sends each step of a path as one batch (pgconn's ExecBatch: Bind/Execute
+// messages for every statement and one Sync), so BEGIN and COMMIT ride
+// with the statements around them and a path costs the round trips its
+// data dependencies need, no more. Per path, with MD's statement names
+// (reference §3.3; [ ... ] is one round trip):
+//
+//	AddLink, new link:      [BEGIN, S-ins-link, S-cnt-upsert, COMMIT]                          1 RTT
+//	AddLink, existing link: [BEGIN, S-ins-link -> 23505]  [ROLLBACK, BEGIN, S-lock]
+//	                        [S-upd-link, (S-cnt-upsert +1 | S-cnt-inc -1)?, COMMIT]            3 RTT
+//	UpdateLink, existing:   [BEGIN, S-lock]  [S-upd-link, (count change)?, COMMIT]             2 RTT
+//	UpdateLink, missing:    [BEGIN, S-lock -> no row]  [ROLLBACK, BEGIN, S-ins-link,
+//	                        S-cnt-upsert, COMMIT]                                              2 RTT
+//	DeleteLink, absent or hidden (not expunged): [BEGIN, S-lock]  [ROLLBACK]                   2 RTT
+//	DeleteLink, otherwise:  [BEGIN, S-lock]  [S-hide | S-del, (S-cnt-inc -1)?, COMMIT]         2 RTT
+//	GetLink, MultigetLinks, GetLinkList, CountLinks: [S-get | S-multiget | S-range | S-count]  1 RTT
+//	AddNode: [S-ins-node RETURNING id]; GetNode, UpdateNode, DeleteNode: one statement         1 RTT
+//	ResetNodeStore: [TRUNCATE]  [ALTER SEQUENCE ... RESTART startID]                           2 RTT
+//	AddBulkLinks, AddBulkCounts: [COPY ... FROM STDIN (FORMAT binary)]                          1 COPY
+//	AddBulkNodes: [COPY]  [advance the id sequence past the largest id]                         2 RTT
+//
+// The count change of an update is +1 when a hidden link becomes visible,
+// -1 when a visible one becomes hidden, none otherwise; a delete
+// decrements only a visible link (expunging a hidden link leaves the count
+// alone: the fix of reference §11.2-6, where MD always decrements).
+//
+// Differences from MD's LinkStorePgsql, each for a reason:
+//   - A link that becomes visible gets its +1 through S-cnt-upsert instead
+//     of S-cnt-inc: the statement shares a batch with COMMIT, and the
+//     upsert cannot miss the row (MD checks S-cnt-inc's row count before
+//     committing, which would cost a round trip). A -1 is S-cnt-inc; it
+//     always finds its row when the counts were exact before the call (a
+//     visible link has a count row >= 1), and a call that finds none
+//     reports an error naming the inconsistency it met.
+//   - The count upsert names its conflict columns, ON CONFLICT (id,
+//     link_type), instead of MD's ON CONFLICT ON CONSTRAINT <C>_pkey, which
+//     depends on PostgreSQL's default constraint name.
+//   - S-multiget is a prepared statement with id2 = ANY($3) (an int8 array
+//     parameter) instead of MD's literal IN list: one statement for every
+//     list length, the same rows (each at most once).
+//   - PostgreSQL reports matched rows, not changed rows, so an UPDATE of an
+//     unchanged link reports 1 and AddLink and UpdateLink of an existing link
+//     return store.LinkUpdate, never store.LinkNoChange (as MD's
+//     LinkStorePgsql).
+//   - Bulk loads use COPY (binary format) instead of multi-row INSERTs; a
+//     COPY that meets a duplicate key (a re-load), and every retry of a bulk
+//     call (the first attempt may have committed), go through a temporary
+//     table and INSERT ... ON CONFLICT DO UPDATE, so a bulk call is an
+//     upsert (reference §11.2-27) and a retry never fails on its own rows.
+//   - Nodes are loaded with explicit ids, and the id sequence moves past
+//     the largest loaded id so that AddNode returns a fresh id.
+//
+// # Isolation and retries
+//
+// Connections run at READ COMMITTED unless Options.Isolation says
+// REPEATABLE READ or SERIALIZABLE (set as default_transaction_isolation at
+// connection start-up, so no statement is added). Serialization failures
+// (40001), deadlocks (40P01; MD does not retry them) and lost or refused
+// connections (class 08, 57P01..57P03, I/O errors) are retried with bounded
+// attempts and a jittered exponential backoff; a lost connection is
+// replaced by a new one (the session's statements are prepared on it
+// again). Retries are counted per operation and failed statements per
+// SQLSTATE (Counters). A write that returned nil is committed. A write
+// whose connection was lost while its COMMIT may have run is repeated only
+// when repeating cannot change the outcome (every link write, node update
+// and delete, bulk loads); AddNode, which would allocate a second id, is
+// not repeated then and returns a *store.TransientError. An error that
+// outlives the retries is returned wrapped in a *store.TransientError; any
+// other server error is returned wrapped so that errors.As finds the
+// *pgconn.PgError.
+//
+// # Sessions
+//
+// The benchmark's loaders and requesters each open a Session
+// (store.OpenSession), which owns one *pgx.Conn for the whole phase with
+// its statements prepared on it and its own encoding buffers; the Store's
+// own methods, safe for concurrent use, borrow sessions from a small pool.
+//
+// Open connects and checks the connection but never creates or drops
+// anything: CreateSchema, DropSchema, CreateSecondaryIndex and
+// DropSecondaryIndex are the only methods that run DDL (ResetNodeStore
+// truncates the node table, as LinkBench does).
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// Dialect is the SQL dialect of the server: PostgreSQL, or a distributed
+// database speaking its wire protocol. Only PostgreSQL is tested here.
+type Dialect string
+
+const (
+	// PostgreSQL is the tested dialect (PostgreSQL 15 in CI; any version
+	// from 11, for the covering index's INCLUDE, should do).
+	PostgreSQL Dialect = "postgres"
+	// CockroachDB is UNTESTED here, written from CockroachDB's
+	// documentation: INT is 64-bit there, so the schema spells every width
+	// (INT2, INT4, INT8); SERIAL does not give consecutive ids (it defaults
+	// to unique_rowid()), so the node id is a column DEFAULT nextval() of a
+	// sequence of its own; the covering index stores its extra columns with
+	// STORING instead of INCLUDE; COPY (which CockroachDB splits into
+	// batches of 100 committed rows outside a transaction) runs inside
+	// BEGIN ... COMMIT. CockroachDB reports every transaction conflict as
+	// 40001 ("restart transaction"), which the store retries as on
+	// PostgreSQL. Options.Isolation is not sent: transactions run at the
+	// cluster's default, SERIALIZABLE (READ COMMITTED needs a cluster
+	// setting, from v23.2). ON CONFLICT (columns) DO UPDATE, SELECT ... FOR
+	// UPDATE, TRUNCATE, setval and ALTER SEQUENCE ... RESTART are
+	// documented as supported. Known gap: the bulk loads' upsert path (a
+	// re-load, or a retried batch) uses a temporary table, which
+	// CockroachDB allows only with experimental_enable_temp_tables = on.
+	CockroachDB Dialect = "cockroachdb"
+	// YugabyteDB (YSQL) is UNTESTED here, written from YugabyteDB's
+	// documentation: the PostgreSQL schema and statements, except that
+	// each connection caches a block of sequence values (CACHE, at least
+	// ysql_sequence_cache_minval, 100 by default), so the node id sequence
+	// is created with CACHE 1 to keep AddNode's ids consecutive after
+	// ResetNodeStore, at a cost per AddNode; transaction conflicts are
+	// reported as 40001 and deadlocks as 40P01, which the store retries;
+	// ON CONFLICT, FOR UPDATE, COPY and temporary tables are those of
+	// PostgreSQL 11, on which YSQL is built.
+	YugabyteDB Dialect = "yugabytedb"
+)
+
+// ParseDialect returns the Dialect named s, case-insensitively:
+// "postgres" / "postgresql" / "pg", "cockroachdb" / "cockroach" / "crdb",
+// "yugabytedb" / "yugabyte" / "ysql". Any other name is an error.
+func ParseDialect(s string) (Dialect, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "postgres", "postgresql", "pg", "pgsql":
+		return PostgreSQL, nil
+	case "cockroachdb", "cockroach", "crdb":
+		return CockroachDB, nil
+	case "yugabytedb", "yugabyte", "ysql":
+		return YugabyteDB, nil
+	}
+	return "", fmt.Errorf("pgstore: unknown dialect %q (want postgres, cockroachdb or yugabytedb)", s)
+}
+
+// Isolation levels of Options.Isolation.
+const (
+	ReadCommitted  = "READ COMMITTED"
+	RepeatableRead = "REPEATABLE READ"
+	Serializable   = "SERIALIZABLE"
+)
+
+// Defaults of Options.
+const (
+	// DefaultHost is the server host when neither DSN nor Host is set.
+	DefaultHost = "127.0.0.1"
+	// DefaultPort is PostgreSQL's TCP port (reference §3.2).
+	DefaultPort = 5432
+	// DefaultDBName is the server database when neither DSN nor DBName
+	// names one: MD's LinkStorePgsql connects to "linkbench".
+	DefaultDBName = "linkbench"
+	// DefaultDBPrefix is LinkBench's default dbprefix: schemas linkdb0,
+	// linkdb1, ...
+	DefaultDBPrefix = "linkdb"
+	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
+	// table names of LinkBench's sample configuration.
+	DefaultLinkTable  = "linktable"
+	DefaultCountTable = "counttable"
+	DefaultNodeTable  = "nodetable"
+	// DefaultMaxConns is the number of connections the Store's own methods
+	// may hold at once (sessions opened with Session come on top).
+	DefaultMaxConns = 64
+	// DefaultRetryAttempts is the attempts per call, the first included.
+	DefaultRetryAttempts = 20
+	// DefaultRetryBackoff is the wait before the first retry; it doubles
+	// up to DefaultRetryMaxBackoff, each wait drawn from [d/2, d].
+	DefaultRetryBackoff    = 10 * time.Millisecond
+	DefaultRetryMaxBackoff = time.Second
+	// DefaultConnectTimeout is the timeout of one connection attempt.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultWarmParallelism is the number of connections Warm opens at
+	// once.
+	DefaultWarmParallelism = 8
+	// DefaultApplicationName is the application_name of every connection.
+	DefaultApplicationName = "linkbench-go"
+)
+
+// Options configure Open. The zero value of a field selects its default.
+type Options struct {
+	// DSN is a PostgreSQL connection string, a URL
+	// ("postgres://user:password@host:5432/linkbench?sslmode=disable") or
+	// keyword/value pairs ("host=... port=... dbname=..."), as pgx parses
+	// it (libpq's environment variables fill what it leaves out). When it
+	// is empty the store connects over TCP to Host:Port as User with
+	// Password to database DBName. A DSN without a database name connects
+	// to DefaultDBName.
+	DSN string
+	// Host and Port of the server when DSN is empty: DefaultHost and
+	// DefaultPort (5432).
+	Host string
+	Port int
+	// User and Password when DSN is empty.
+	User     string
+	Password string
+	// DBName is the server database when DSN is empty (default
+	// DefaultDBName, "linkbench").
+	DBName string
+
+	// DBPrefix is LinkBench's dbprefix: LinkBench databases, which are
+	// schemas here, are named DBPrefix+"0", DBPrefix+"1", ... (default
+	// DefaultDBPrefix, "linkdb").
+	DBPrefix string
+	// Schema is the schema the Store returned by Open serves (default
+	// DBPrefix+"0"). Other schemas are reached with Database.
+	Schema string
+	// LinkTable, CountTable and NodeTable name the three tables (defaults
+	// "linktable", "counttable", "nodetable"). Names are 1..63 bytes
+	// without a double quote or NUL.
+	LinkTable  string
+	CountTable string
+	NodeTable  string
+	// Dialect of the server (default PostgreSQL).
+	Dialect Dialect
+	// Isolation is the transaction isolation of every connection:
+	// ReadCommitted (the default), RepeatableRead or Serializable,
+	// case-insensitive.
+	Isolation string
+
+	// MaxConns is the number of connections the Store's own methods may
+	// hold at once (default 64): size it to the goroutines that share the
+	// Store. Sessions opened with Session have connections of their own.
+	MaxConns int
+	// ConnectTimeout is the timeout of one connection attempt (default
+	// 10 s).
+	ConnectTimeout time.Duration
+	// WarmParallelism is the number of connections Warm opens at once
+	// (default 8).
+	WarmParallelism int
+
+	// RetryAttempts is the number of attempts of one call, the first
+	// included (default 20, >= 1), for serialization failures (40001),
+	// deadlocks (40P01) and lost connections.
+	RetryAttempts int
+	// RetryBackoff is the wait before the first retry (default 10 ms); it
+	// doubles per retry up to RetryMaxBackoff (default 1 s). Each wait is
+	// drawn uniformly from [d/2, d].
+	RetryBackoff    time.Duration
+	RetryMaxBackoff time.Duration
+
+	// Logger receives retries (Debug) and abandoned calls (Warn). Nil
+	// discards them. Passwords are redacted.
+	Logger *slog.Logger
+
+	// Inject is a fault-injection seam for tests: when not nil it is called
+	// before each round trip with a label "<Op>:<step>", e.g.
+	// "AddLink:insert" or "UpdateLink:lock"; a non-nil result is treated as
+	// that round trip's error (a *pgconn.PgError with Code "40001"
+	// simulates a serialization failure). It must be safe for concurrent
+	// use.
+	Inject func(op string) error
+}
+
+// withDefaults returns o with its zero fields defaulted, and checks it.
+func (o Options) withDefaults() (Options, error) {
+	if o.Host == "" {
+		o.Host = DefaultHost
+	}
+	if o.Port == 0 {
+		o.Port = DefaultPort
+	}
+	if o.DBName == "" {
+		o.DBName = DefaultDBName
+	}
+	if o.DBPrefix == "" {
+		o.DBPrefix = DefaultDBPrefix
+	}
+	if o.Schema == "" {
+		o.Schema = o.DBPrefix + "0"
+	}
+	if o.LinkTable == "" {
+		o.LinkTable = DefaultLinkTable
+	}
+	if o.CountTable == "" {
+		o.CountTable = DefaultCountTable
+	}
+	if o.NodeTable == "" {
+		o.NodeTable = DefaultNodeTable
+	}
+	if o.Dialect == "" {
+		o.Dialect = PostgreSQL
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.WarmParallelism == 0 {
+		o.WarmParallelism = DefaultWarmParallelism
+	}
+	if o.RetryAttempts == 0 {
+		o.RetryAttempts = DefaultRetryAttempts
+	}
+	if o.RetryBackoff == 0 {
+		o.RetryBackoff = DefaultRetryBackoff
+	}
+	if o.RetryMaxBackoff == 0 {
+		o.RetryMaxBackoff = DefaultRetryMaxBackoff
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	for _, n := range []struct{ what, v string }{
+		{"DBPrefix", o.DBPrefix}, {"Schema", o.Schema}, {"LinkTable", o.LinkTable},
+		{"CountTable", o.CountTable}, {"NodeTable", o.NodeTable},
+	} {
+		if err := checkIdent(n.v); err != nil {
+			return o, fmt.Errorf("pgstore: Options.%s: %w", n.what, err)
+		}
+	}
+	switch {
+	case o.Port < 0 || o.Port > 65535:
+		return o, fmt.Errorf("pgstore: Options.Port %d out of range", o.Port)
+	case o.MaxConns < 1:
+		return o, fmt.Errorf("pgstore: Options.MaxConns %d < 1", o.MaxConns)
+	case o.WarmParallelism < 1:
+		return o, fmt.Errorf("pgstore: Options.WarmParallelism %d < 1", o.WarmParallelism)
+	case o.RetryAttempts < 1:
+		return o, fmt.Errorf("pgstore: Options.RetryAttempts %d < 1", o.RetryAttempts)
+	case o.RetryBackoff < 0 || o.RetryMaxBackoff < o.RetryBackoff:
+		return o, fmt.Errorf("pgstore: Options.RetryBackoff %v / RetryMaxBackoff %v invalid", o.RetryBackoff, o.RetryMaxBackoff)
+	case o.ConnectTimeout < 0:
+		return o, fmt.Errorf("pgstore: Options.ConnectTimeout %v < 0", o.ConnectTimeout)
+	}
+	switch o.Dialect {
+	case PostgreSQL, CockroachDB, YugabyteDB:
+	default:
+		return o, fmt.Errorf("pgstore: Options.Dialect %q: want %q, %q or %q", o.Dialect, PostgreSQL, CockroachDB, YugabyteDB)
+	}
+	iso, err := ParseIsolation(o.Isolation)
+	if err != nil {
+		return o, fmt.Errorf("pgstore: Options.Isolation: %w", err)
+	}
+	o.Isolation = iso
+	return o, nil
+}
+
+// ParseIsolation returns the isolation level named s, case-insensitively,
+// with spaces, dashes or underscores between words: ReadCommitted ("" and
+// "rc" too), RepeatableRead ("rr") or Serializable. Any other name is an
+// error.
+func ParseIsolation(s string) (string, error) {
+	norm := strings.ToUpper(strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	}), " "))
+	switch norm {
+	case "", "RC", ReadCommitted:
+		return ReadCommitted, nil
+	case "RR", RepeatableRead:
+		return RepeatableRead, nil
+	case Serializable:
+		return Serializable, nil
+	}
+	return "", fmt.Errorf("isolation %q: want READ COMMITTED, REPEATABLE READ or SERIALIZABLE", s)
+}
+
+// Isolation returns the transaction isolation of the store's connections.
+func (s *Store) Isolation() string { return s.c.opts.Isolation }
+
+// checkIdent reports whether s can name a schema or table: 1..63 bytes,
+// no double quote or NUL.
+func checkIdent(s string) error {
+	if s == "" || len(s) > 63 {
+		return fmt.Errorf("name %q: want 1..63 bytes", s)
+	}
+	if strings.ContainsAny(s, "\"\x00") {
+		return fmt.Errorf("name %q: contains a double quote or NUL", s)
+	}
+	return nil
+}
+
+// quoteIdent double-quotes a name checked by checkIdent.
+func quoteIdent(s string) string { return `"` + s + `"` }
+
+// Store is a LinkBench store on one schema of a PostgreSQL database. It
+// implements store.Store, store.BulkLinkLoader, store.BulkNodeLoader,
+// store.Databases, store.Checker and store.Sessions and is safe for
+// concurrent use. The Store returned by Open serves Options.Schema;
+// Database returns Stores serving other schemas of the same database.
+type Store struct {
+	c    *shared
+	name string // the schema
+	q    *queries
+	pool *pool // sessions of the Store's own methods
+}
+
+// shared is what every schema view of one Open shares.
+type shared struct {
+	opts   Options
+	cfg    *pgx.ConnConfig // every connection's configuration (copied per connection)
+	log    *slog.Logger
+	red    redactor
+	closed atomic.Bool
+	ctr    counters
+
+	mu    sync.Mutex
+	views map[string]*Store
+}
+
+// Open connects to the server described by o and checks the connection.
+// It creates and drops nothing. The Store's own methods hold up to
+// o.MaxConns connections; Warm opens them ahead of a measured run.
+//
+// Errors: invalid options or DSN, a failed connection (pgx's error,
+// wrapped; the password is redacted from every message).
+func Open(ctx context.Context, o Options) (*Store, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cfg, red, err := connConfig(&o)
+	if err != nil {
+		return nil, err
+	}
+	c := &shared{opts: o, cfg: cfg, log: o.Logger, red: red, views: make(map[string]*Store)}
+	c.ctr.errs = make(map[string]int64)
+	s := c.view(o.Schema)
+	// Check the connection with the first pooled session.
+	ss, err := s.acquire(ctx, opOpen)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ss.conn(ctx); err != nil {
+		s.release(ss)
+		s.Close()
+		return nil, red.err(fmt.Errorf("pgstore: open %s: %w", red.dsn, err))
+	}
+	s.release(ss)
+	return s, nil
+}
+
+// connConfig builds pgx's connection configuration from o and returns it
+// with the redactor of its password.
+func connConfig(o *Options) (*pgx.ConnConfig, redactor, error) {
+	dsn := o.DSN
+	red := redactor{}
+	if dsn == "" {
+		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)), Path: "/" + o.DBName}
+		if o.Password != "" {
+			u.User = url.UserPassword(o.User, o.Password)
+		} else if o.User != "" {
+			u.User = url.User(o.User)
+		}
+		dsn = u.String()
+		red.pw = o.Password
+	} else {
+		red.pw = dsnPassword(dsn)
+	}
+	red.dsn = RedactDSN(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, red, red.err(fmt.Errorf("pgstore: DSN %s: %w", red.dsn, err))
+	}
+	if cfg.Password != "" {
+		red.pw = cfg.Password
+	}
+	if cfg.Database == "" || (o.DSN != "" && !dsnNamesDatabase(o.DSN)) {
+		cfg.Database = DefaultDBName
+	}
+	if o.DSN == "" && o.DBName != "" {
+		cfg.Database = o.DBName
+	}
+	if cfg.ConnectTimeout == 0 || o.ConnectTimeout < cfg.ConnectTimeout {
+		cfg.ConnectTimeout = o.ConnectTimeout
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = DefaultApplicationName
+	}
+	if o.Dialect != CockroachDB {
+		cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(o.Isolation)
+	}
+	// The store prepares and describes its statements itself and talks to
+	// pgconn directly: pgx's caches would only hold memory.
+	// pgx's own queries (checks, DDL) run as unnamed statements.
+	cfg.StatementCacheCapacity = 0
+	cfg.DescriptionCacheCapacity = 0
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	return cfg, red, nil
+}
+
+// dsnNamesDatabase reports whether a DSN names a database (a URL path or a
+// dbname keyword); pgx would otherwise default it to the user name.
+func dsnNamesDatabase(dsn string) bool {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		return err == nil && strings.TrimPrefix(u.Path, "/") != ""
+	}
+	for _, f := range strings.Fields(dsn) {
+		if strings.HasPrefix(f, "dbname=") && len(f) > len("dbname=") {
+			return true
+		}
+	}
+	return false
+}
+
+// view returns the Store serving schema name, creating it on first use.
+func (c *shared) view(name string) *Store {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.views[name]; ok {
+		return s
+	}
+	s := &Store{c: c, name: name, q: newQueries(&c.opts, name), pool: newPool(c.opts.MaxConns)}
+	c.views[name] = s
+	return s
+}
+
+// Name returns the schema this Store serves.
+func (s *Store) Name() string { return s.name }
+
+// Database returns a Store serving the schema name (for LinkBench's
+// dbprefix/dbcount: DBPrefix + index), sharing this Store's options,
+// counters and lifetime; repeated calls with one name return the same
+// Store. It neither checks nor creates the schema. Errors: an invalid
+// name, ctx's error, or store.ErrClosed (wrapped) after Close.
+func (s *Store) Database(ctx context.Context, name string) (store.Store, error) {
+	if err := s.check(ctx, "Database"); err != nil {
+		return nil, err
+	}
+	if err := checkIdent(name); err != nil {
+		return nil, fmt.Errorf("pgstore: Database: %w", err)
+	}
+	return s.c.view(name), nil
+}
+
+// Close closes the idle connections of every schema view of this Open
+// (Close on any view closes them all). Sessions opened with Session belong
+// to their openers: their calls fail after Close with errors wrapping
+// store.ErrClosed, and their Close closes their connections. Later calls
+// of the Store return errors wrapping store.ErrClosed. Close may be called
+// more than once.
+func (s *Store) Close() error {
+	c := s.c
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.mu.Lock()
+	views := make([]*Store, 0, len(c.views))
+	for _, v := range c.views {
+		views = append(views, v)
+	}
+	c.mu.Unlock()
+	for _, v := range views {
+		v.closePool()
+	}
+	return nil
+}
+
+// Warm connects up to n of the sessions the Store's own methods borrow (at
+// most Options.MaxConns), Options.WarmParallelism at a time. (The
+// benchmark's workers open sessions of their own, which connect when
+// opened.) Errors: the first connection error (wrapped, password
+// redacted), ctx's error, or store.ErrClosed.
+func (s *Store) Warm(ctx context.Context, n int) error {
+	if err := s.check(ctx, "Warm"); err != nil {
+		return err
+	}
+	n = min(n, s.c.opts.MaxConns)
+	if n <= 0 {
+		return nil
+	}
+	sessions := make([]*Session, 0, n)
+	defer func() {
+		for _, ss := range sessions {
+			s.release(ss)
+		}
+	}()
+	for range n {
+		ss, err := s.acquire(ctx, opWarm)
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, ss)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.c.opts.WarmParallelism)
+	for _, ss := range sessions {
+		g.Go(func() error {
+			_, err := ss.conn(gctx)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return s.c.red.err(fmt.Errorf("pgstore: Warm %s: %w", s.c.red.dsn, err))
+	}
+	return nil
+}
+
+// DSN returns the store's connection string with its password redacted,
+// for reports.
+func (s *Store) DSN() string { return s.c.red.dsn }
+
+// check returns the error a call named op must return before doing
+// anything: ctx's error or store.ErrClosed, wrapped.
+func (s *Store) check(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pgstore: %s: %w", op, err)
+	}
+	if s.c.closed.Load() {
+		return fmt.Errorf("pgstore: %s: %w", op, store.ErrClosed)
+	}
+	return nil
+}
+
+// Interface checks.
+var (
+	_ store.Store          = (*Store)(nil)
+	_ store.BulkLinkLoader = (*Store)(nil)
+	_ store.BulkNodeLoader = (*Store)(nil)
+	_ store.Databases      = (*Store)(nil)
+	_ store.Checker        = (*Store)(nil)
+	_ store.Sessions       = (*Store)(nil)
+	_ store.Session        = (*Session)(nil)
+	_ store.BulkLinkLoader = (*Session)(nil)
+	_ store.BulkNodeLoader = (*Session)(nil)
+)
