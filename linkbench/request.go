@@ -47,9 +47,19 @@ var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLi
 // A miss (found == false, an empty list) is counted as a miss, never as an
 // error. A store error is counted as a failed request; a requester whose
 // failures exceed max_failed_requests (when >= 0) stops, and Request then
-// returns its report with an error wrapping ErrRequesterAborted. With
-// requestrate > 0 latency is measured from each request's scheduled send
-// time (no coordinated omission) and the service time is kept apart.
+// returns its report with an error wrapping ErrRequesterAborted.
+//
+// A requester reads the monotonic clock once per request, when the store
+// call returns: that reading ends the request and starts the next one. A
+// request's latency therefore covers its generation (the database,
+// operation, id and payload draws, a fraction of a microsecond) and its
+// store call; LinkBench times the store call alone, except for GET_NODE
+// whose latency includes the id choice. With requestrate > 0 latency is
+// measured from each request's scheduled send time (no coordinated
+// omission) and the service time, from the request's actual start, is kept
+// apart. Link and node times are the wall clock when the request starts:
+// Config.Now (or time.Now) read once at the start of the phase, plus the
+// monotonic time elapsed since.
 //
 // With rng = java (Config.RNG == RNGJava) the requesters draw as
 // LinkBench's do (reference §6.1-§6.9, Appendix A.2 and B): a SHA1PRNG
@@ -124,11 +134,17 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
 
 	base := time.Now()
-	benchStart := cfg.now().Add(cfg.WarmupTime)
+	wall := base
+	if cfg.Now != nil {
+		wall = cfg.Now()
+	}
+	benchStart := wall.Add(cfg.WarmupTime)
 	prog.start = base.Add(cfg.WarmupTime)
+	clk := phaseClock{base: base, wallNs: wall.UnixNano(), mono: cfg.monotonic}
 	var wg sync.WaitGroup
 	for _, r := range reqs {
-		wg.Go(func() { r.run(withWorker(ctx, stats.PhaseRequest, r.id), base, prog) })
+		r.clk = clk
+		wg.Go(func() { r.run(withWorker(ctx, stats.PhaseRequest, r.id), prog) })
 	}
 	wg.Wait() // requesters report through their own fields
 	finish := time.Now()
@@ -217,7 +233,8 @@ type requester struct {
 	links []store.Link
 	hist  history
 
-	nowMs      int64 // wall clock of the latest request end, ms
+	clk        phaseClock
+	sendNs     int64 // the current request's start, ns since clk.base
 	recording  bool  // past the warm-up: statistics are recorded
 	lastNodeID int64
 
@@ -306,9 +323,23 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 }
 
 // run is a requester's main loop (reference §6.3).
-func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgress) {
+//
+// Timing: the requester reads the monotonic clock once per request, when
+// the store call returns. That reading is both the end of this request and
+// the start of the next one; in open loop (requestrate > 0) a request that
+// has to wait for its send time starts when the wait ends, which is read
+// once more. A request's latency is therefore the whole request: its
+// client-side work (the recording of the previous request, then the
+// database, operation, id and payload draws, a few hundred nanoseconds at
+// most) and its store call. LinkBench times the store call alone except
+// for GET_NODE, whose interval includes the id choice (quirk §11.2-17);
+// here every operation's interval includes its own generation (a fraction
+// of a microsecond against the tens of microseconds of a database call),
+// which saves a clock read per request. Link and node times are the
+// request's start (sendNs), as LinkBench's are the wall clock when the
+// request is built.
+func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	cfg := &r.w.cfg
-	baseMs := base.UnixMilli()
 	warmup := int64(cfg.WarmupTime)
 	warmupDone := warmup <= 0
 	benchStart := int64(0)
@@ -321,8 +352,10 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 	var sinceUpdate int64
 	rateNs := cfg.RequestRate / 1e9 // requests per ns
 	var timer *time.Timer
-	next := int64(time.Since(base)) // scheduled send time (open loop), ns since base
-	r.nowMs = baseMs + next/1e6
+	// now is the latest clock reading (ns since base): the end of the
+	// previous request, hence the start of the next.
+	now := r.clk.now()
+	next := now // scheduled send time (open loop), ns since base
 	java := cfg.RNG.Java()
 	if java {
 		// Quirk §11.1-11 (the nextLong a requester spends on a debug message
@@ -358,30 +391,37 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 			if warmupDone && next > endTime {
 				break // the next send time is past maxtime: the run is over
 			}
+			// Behind schedule at the last reading: send at once. Ahead: read
+			// the clock again, and wait for the send time if it has still
+			// not come (then read the wait's end).
 			// Quirk §11.2-25 (Timer.waitUntil's odd nanosecond argument):
 			// not reproduced (harmless), a timer waits for the send time.
-			if wait := next - int64(time.Since(base)); wait > 0 {
-				if timer == nil {
-					timer = time.NewTimer(time.Duration(wait))
-				} else {
-					timer.Reset(time.Duration(wait))
-				}
-				select {
-				case <-ctx.Done():
-					timer.Stop()
-					prog.add(sinceUpdate)
-					return
-				case <-timer.C:
+			if next > now {
+				if now = r.clk.now(); next > now {
+					if timer == nil {
+						timer = time.NewTimer(time.Duration(next - now))
+					} else {
+						timer.Reset(time.Duration(next - now))
+					}
+					select {
+					case <-ctx.Done():
+						timer.Stop()
+						prog.add(sinceUpdate)
+						return
+					case <-timer.C:
+					}
+					now = r.clk.now()
 				}
 			}
 		}
 		var (
-			op         stats.Op
-			outcome    stats.Outcome
-			start, end int64
-			err        error
-			noOp       bool
+			op      stats.Op
+			outcome stats.Outcome
+			err     error
+			noOp    bool
 		)
+		start := now
+		r.sendNs = start
 		if java {
 			op, noOp = r.pickOpJava()
 		} else {
@@ -390,16 +430,17 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 		r.recording = warmupDone
 		if noOp {
 			// LinkBench's "No-op in requester: last probability < 1.0": a
-			// failed request without a store call (Java mode only).
-			start = int64(time.Since(base))
-			end, err = start, errNoOp
+			// failed request without a store call (Java mode only), and
+			// without a clock read: it ends when it starts.
+			err = errNoOp
 		} else {
-			outcome, start, end, err = r.do(ctx, op, db, base)
+			outcome, err = r.do(ctx, op, db)
+			now = r.clk.now() // the one clock read of the request
 		}
+		end := now
 		if err != nil && ctx.Err() != nil {
 			break // cancelled: the interrupted request is neither done nor failed
 		}
-		r.nowMs = baseMs + end/1e6
 		if warmupDone && !noOp {
 			us := (end - start) / 1000
 			if rateNs > 0 {
@@ -438,7 +479,7 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 				sinceUpdate = 0
 			}
 			if cfg.Stream != nil && displayNs > 0 && end-lastDisplay >= displayNs {
-				r.writeInterval(base, lastDisplay, end)
+				r.writeInterval(lastDisplay, end)
 				lastDisplay = end
 			}
 		} else if end >= benchStart {
@@ -451,15 +492,41 @@ func (r *requester) run(ctx context.Context, base time.Time, prog *requestProgre
 	}
 	prog.add(sinceUpdate)
 	if cfg.Stream != nil {
-		r.writeInterval(base, lastDisplay, int64(time.Since(base)))
+		r.writeInterval(lastDisplay, r.clk.now())
 	}
 }
 
-func (r *requester) writeInterval(base time.Time, from, to int64) {
+func (r *requester) writeInterval(from, to int64) {
+	base := r.clk.base
 	if err := r.rec.WriteInterval(r.w.cfg.Stream, r.id, base.Add(time.Duration(from)),
 		base.Add(time.Duration(to)), streamOps); err != nil {
 		r.w.cfg.logger().Warn("csvstream write failed", "err", err)
 	}
+}
+
+// phaseClock is the clock of a request phase: the monotonic clock, read as
+// ns since base, and the wall clock at base (Config.Now, or base itself).
+// Link and node times are derived from one monotonic reading (wallMs), so
+// that a request reads no clock besides its end.
+type phaseClock struct {
+	base   time.Time            // the monotonic origin: time.Now at the start of the phase
+	wallNs int64                // the wall clock at base, Unix ns
+	mono   func() time.Duration // Config.monotonic (tests): replaces time.Since(base)
+}
+
+// now returns the monotonic time, ns since base.
+func (c *phaseClock) now() int64 {
+	if c.mono != nil {
+		return int64(c.mono())
+	}
+	return int64(time.Since(c.base))
+}
+
+// wallMs returns the wall clock of the current request's start, Unix ms:
+// the phase's wall clock at base plus the monotonic time since base (so it
+// follows the monotonic clock, not later adjustments of the wall clock).
+func (r *requester) wallMs() int64 {
+	return (r.clk.wallNs + r.sendNs) / 1e6
 }
 
 // pickOp draws the operation: the first whose cumulative share exceeds
@@ -522,9 +589,11 @@ func (r *requester) linkType() int64 {
 	return store.DefaultLinkType + int64(r.int31n(r.ltc))
 }
 
-// do performs one request of kind op on database db. It returns the
-// outcome and the monotonic times (ns since base) around the store call.
-func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time) (o stats.Outcome, start, end int64, err error) {
+// do builds and sends one request of kind op to database db and returns
+// its outcome. It reads no clock: the caller's clock reads delimit the
+// request (see run); link and node times are the request's send time
+// (wallMs).
+func (r *requester) do(ctx context.Context, op stats.Op, db int) (o stats.Outcome, err error) {
 	w := r.w
 	st := r.stores[db]
 	o = stats.Success
@@ -540,8 +609,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.src, id1, t, p)
 		size := int(w.linkSize.Choose(r.src))
 		l.Data = gen.Fill(r.src, grow(l.Data, size))
-		l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.nowMs
-		start = int64(time.Since(base))
+		l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.wallMs()
 		if op == stats.AddLink || w.cfg.NeverChange {
 			// The legacy workload performs UPDATE_LINK as addLink (§11.3),
 			// in both modes.
@@ -549,24 +617,19 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		} else {
 			_, err = st.UpdateLink(ctx, *l, true)
 		}
-		end = int64(time.Since(base))
 	case stats.DeleteLink:
 		id1 := r.linkID1(w.write, w.writeUncorr)
 		t := r.linkType()
 		id2 := r.chooser.ChooseForOp(r.src, id1, t, distributions.PDeleteExist)
-		start = int64(time.Since(base))
 		var found bool
 		found, err = st.DeleteLink(ctx, id1, t, id2, true, false)
-		end = int64(time.Since(base))
 		if !found {
 			o = stats.Miss
 		}
 	case stats.CountLink:
 		id1 := r.linkID1(w.read, w.readUncorr)
 		t := r.linkType()
-		start = int64(time.Since(base))
 		_, err = st.CountLinks(ctx, id1, t)
-		end = int64(time.Since(base))
 	case stats.MultigetLink:
 		id1 := r.linkID1(w.read, w.readUncorr)
 		t := r.linkType()
@@ -577,9 +640,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 			k = int(w.multiget.Choose(r.src))
 		}
 		r.id2s = r.chooser.ChooseMultipleForOp(r.src, id1, t, k, distributions.PGetExist, r.id2s[:0])
-		start = int64(time.Since(base))
 		r.links, err = st.MultigetLinks(ctx, id1, t, r.id2s, r.links[:0])
-		end = int64(time.Since(base))
 		// Quirk §11.2-16 (a multiget counts as not found only when nothing
 		// is found): kept in both modes, a partial hit is a success.
 		if len(r.links) == 0 {
@@ -600,9 +661,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 			id1 := r.linkID1(w.read, w.readUncorr)
 			rg = store.FullRange(id1, r.linkType())
 		}
-		start = int64(time.Since(base))
 		r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
-		end = int64(time.Since(base))
 		if err == nil {
 			n := len(r.links)
 			if r.recording {
@@ -621,11 +680,9 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		n := &r.node
 		size := int(w.nodeSize.Choose(r.src))
 		n.Data = r.nodeAdd.Fill(r.src, grow(n.Data, size))
-		n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.nowMs/1000)
-		start = int64(time.Since(base))
+		n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.wallMs()/1000)
 		var id int64
 		id, err = st.AddNode(ctx, *n)
-		end = int64(time.Since(base))
 		if err == nil {
 			// Quirk §11.1-10 (ids added by ADD_NODE are never read, updated
 			// or deleted): kept in both modes; the id only feeds ROUND_ROBIN.
@@ -638,33 +695,28 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 		n.Data = r.nodeUp.Fill(r.src, grow(n.Data, size))
 		// Quirk §11.1-9 (node updates write version 2, links version 0 and
 		// the current time): kept in both modes.
-		n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.nowMs/1000)
-		start = int64(time.Since(base))
+		n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.wallMs()/1000)
 		var found bool
 		found, err = st.UpdateNode(ctx, *n)
-		end = int64(time.Since(base))
 		if !found {
 			o = stats.Miss
 		}
 		r.lastNodeID = id
 	case stats.DeleteNode:
 		id := w.nodeDelete.NextID(r.src, r.lastNodeID)
-		start = int64(time.Since(base))
 		var found bool
 		found, err = st.DeleteNode(ctx, store.DefaultNodeType, id)
-		end = int64(time.Since(base))
 		if !found {
 			o = stats.Miss
 		}
 		r.lastNodeID = id
 	case stats.GetNode:
-		// Quirk §11.2-17 (GET_NODE latency includes the id choice): fixed in
-		// both modes, only the store call is timed.
+		// Quirk §11.2-17 (GET_NODE latency includes the id choice): kept,
+		// and extended in both modes: every request's latency includes its
+		// own generation (see run).
 		id := w.nodeRead.NextID(r.src, r.lastNodeID)
-		start = int64(time.Since(base))
 		var found bool
 		_, found, err = st.GetNode(ctx, store.DefaultNodeType, id)
-		end = int64(time.Since(base))
 		if !found {
 			o = stats.Miss
 		}
@@ -673,7 +725,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int, base time.Time)
 	if err != nil {
 		o = stats.Error
 	}
-	return o, start, end, err
+	return o, err
 }
 
 // history is a requester's list-tail cache (reference §6.9): the oldest

@@ -346,3 +346,181 @@ func TestHistoryCache(t *testing.T) {
 		check()
 	}
 }
+
+// timeStore records, in call order, the time of every link (ms) and node
+// (s) a single requester writes, -1 for the calls that write no time.
+type timeStore struct {
+	store.Store
+	times []int64
+}
+
+func (s *timeStore) AddLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.times = append(s.times, l.Time)
+	return s.Store.AddLink(ctx, l, ni)
+}
+func (s *timeStore) UpdateLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.times = append(s.times, l.Time)
+	return s.Store.UpdateLink(ctx, l, ni)
+}
+func (s *timeStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
+	s.times = append(s.times, int64(n.Time))
+	return s.Store.AddNode(ctx, n)
+}
+func (s *timeStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	s.times = append(s.times, int64(n.Time))
+	return s.Store.UpdateNode(ctx, n)
+}
+func (s *timeStore) DeleteLink(ctx context.Context, id1, lt, id2 int64, ni, ex bool) (bool, error) {
+	s.times = append(s.times, -1)
+	return s.Store.DeleteLink(ctx, id1, lt, id2, ni, ex)
+}
+func (s *timeStore) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+	s.times = append(s.times, -1)
+	return s.Store.CountLinks(ctx, id1, lt)
+}
+func (s *timeStore) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
+	s.times = append(s.times, -1)
+	return s.Store.MultigetLinks(ctx, id1, lt, id2s, dst)
+}
+func (s *timeStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	s.times = append(s.times, -1)
+	return s.Store.GetLinkList(ctx, r, dst)
+}
+func (s *timeStore) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	s.times = append(s.times, -1)
+	return s.Store.GetNode(ctx, t, id)
+}
+func (s *timeStore) DeleteNode(ctx context.Context, t int32, id int64) (bool, error) {
+	s.times = append(s.times, -1)
+	return s.Store.DeleteNode(ctx, t, id)
+}
+
+// isNodeTime reports whether a time timeStore recorded is a node's
+// (seconds) rather than a link's (ms): node times are far smaller.
+func isNodeTime(v int64) bool { return v >= 0 && v < 1<<40 }
+
+// TestRequestOneClockRead: a requester reads the monotonic clock once per
+// request (the end of a request is the start of the next), each request's
+// latency is the interval between two readings, and link and node times
+// are the wall clock (Config.Now at the start of the phase) plus the
+// monotonic time of the request's start. A fake monotonic clock advances
+// 1 ms per reading.
+func TestRequestOneClockRead(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	var reads atomic.Int64
+	cfg.monotonic = func() time.Duration { return time.Duration(reads.Add(1)-1) * time.Millisecond }
+	ts := &timeStore{Store: discard.New()}
+	rep, err := Request(context.Background(), cfg, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := reads.Load(), cfg.Requests+1; got != want {
+		t.Errorf("%d clock readings for %d requests, want %d (one before the first, then one per request)",
+			got, cfg.Requests, want)
+	}
+	if int64(len(ts.times)) != cfg.Requests {
+		t.Fatalf("%d store calls for %d requests", len(ts.times), cfg.Requests)
+	}
+	wallNs := fixedClock().UnixNano()
+	var links, nodes int
+	for i, v := range ts.times {
+		send := wallNs + int64(i)*int64(time.Millisecond) // request i starts at reading i
+		switch {
+		case v < 0:
+		case isNodeTime(v):
+			nodes++
+			if want := send / 1e9; v != want {
+				t.Fatalf("request %d: node time %d s, want %d (the send time)", i, v, want)
+			}
+		default:
+			links++
+			if want := send / 1e6; v != want {
+				t.Fatalf("request %d: link time %d ms, want %d (the send time, fixedClock + %d ms)", i, v, want, i)
+			}
+		}
+	}
+	if links == 0 || nodes == 0 {
+		t.Fatalf("%d link writes and %d node writes: the test needs both", links, nodes)
+	}
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Latency.Min != 1000 || o.Latency.Max != 1000 {
+			t.Errorf("%s: latency %d..%d us, want 1000 (one clock reading to the next)", o.Op, o.Latency.Min, o.Latency.Max)
+		}
+	}
+}
+
+// TestRequestOpenLoopClock: with requestrate > 0 the service time is the
+// interval from the request's start (the previous reading, when behind
+// schedule) to its end, and the latency runs from the scheduled send time
+// (no coordinated omission); behind schedule the requester reads no extra
+// clock. The fake monotonic clock (1 ms per reading) is far slower than
+// the schedule (1e9 requests/s).
+func TestRequestOpenLoopClock(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 2000
+	cfg.RequestRate = 1e9
+	var reads atomic.Int64
+	cfg.monotonic = func() time.Duration { return time.Duration(reads.Add(1)-1) * time.Millisecond }
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first request may find its send time still ahead of the first
+	// reading and read the clock once more.
+	if got := reads.Load(); got < cfg.Requests+1 || got > cfg.Requests+2 {
+		t.Errorf("%d clock readings for %d requests, want %d or %d", got, cfg.Requests, cfg.Requests+1, cfg.Requests+2)
+	}
+	var maxLat int64
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Service == nil || o.Service.Min != 1000 || o.Service.Max != 1000 {
+			t.Errorf("%s: service time %+v, want 1000 us each", o.Op, o.Service)
+		}
+		maxLat = max(maxLat, o.Latency.Max)
+	}
+	// The schedule is ~2 us long; the last request ends ~2000 ms in.
+	if lo := cfg.Requests * 990; maxLat < lo {
+		t.Errorf("largest latency %d us, want >= %d (measured from the scheduled send)", maxLat, lo)
+	}
+}
+
+// TestRequestLinkTimeIsWallClock: with the real monotonic clock, link and
+// node times follow Config.Now (read once at the start of the phase), not
+// the process's wall clock, and never decrease.
+func TestRequestLinkTimeIsWallClock(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	ts := &timeStore{Store: discard.New()}
+	t0 := time.Now()
+	if _, err := Request(context.Background(), cfg, ts); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(t0)
+	lo := fixedClock()
+	hi := lo.Add(elapsed)
+	var lastMs, lastS int64
+	for i, v := range ts.times {
+		switch {
+		case v < 0:
+		case isNodeTime(v):
+			if v < lo.Unix() || v > hi.Unix() || v < lastS {
+				t.Fatalf("request %d: node time %d s, want %d..%d, >= %d", i, v, lo.Unix(), hi.Unix(), lastS)
+			}
+			lastS = v
+		default:
+			if v < lo.UnixMilli() || v > hi.UnixMilli() || v < lastMs {
+				t.Fatalf("request %d: link time %d ms, want %d..%d, >= %d", i, v, lo.UnixMilli(), hi.UnixMilli(), lastMs)
+			}
+			lastMs = v
+		}
+	}
+}
