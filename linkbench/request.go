@@ -533,16 +533,43 @@ func (r *requester) wallMs() int64 {
 // U*100 (strictly, so that an operation with share 0 is never chosen; the
 // last threshold is 100 whatever rounding did to the sum). LinkBench's
 // inclusive comparison and no-op failure are kept in Java mode only
-// (pickOpJava).
+// (pickOpJava). The search starts at the first threshold that can exceed
+// U*100 for U's bucket (opStarts), so it usually makes one comparison.
 func (r *requester) pickOp() stats.Op {
-	x := r.float64() * 100
-	t := &r.w.thresholds
-	for i := 0; i < 9; i++ {
-		if x < t[i] {
-			return opOrder[i]
-		}
+	return opFor(r.float64(), &r.w.thresholds, &r.w.opStart)
+}
+
+// opFor is pickOp's operation for the draw u in [0, 1), given the
+// cumulative shares t and their opStarts table.
+func opFor(u float64, t *[10]float64, start *[opBuckets]uint8) stats.Op {
+	x := u * 100
+	i := int(start[int(u*opBuckets)])
+	for i < 9 && !(x < t[i]) {
+		i++
 	}
-	return opOrder[9]
+	return opOrder[i]
+}
+
+// opBuckets is the number of equal buckets of U in [0, 1) of pickOp's
+// table; a power of two, so that U*opBuckets is exact.
+const opBuckets = 256
+
+// opStarts returns, for each bucket b of U ([b, b+1)/opBuckets), the index
+// of the first cumulative share t[i] (i < 9, else 9) that exceeds
+// fl(b/opBuckets * 100): the draws x = fl(U*100) of the bucket are at least
+// that (rounding is monotonic), so every threshold before it is <= x and
+// the first threshold exceeding x is at or after it. pickOp's answer is
+// therefore the plain linear search's.
+func opStarts(t *[10]float64) (s [opBuckets]uint8) {
+	for b := range s {
+		lo := float64(b) / opBuckets * 100
+		i := 0
+		for i < 9 && !(lo < t[i]) {
+			i++
+		}
+		s[b] = uint8(i)
+	}
+	return s
 }
 
 // errNoOp is the failure of a Java-mode request whose op draw exceeds the

@@ -524,3 +524,67 @@ func TestRequestLinkTimeIsWallClock(t *testing.T) {
 		}
 	}
 }
+
+// TestOpForTable: pickOp's table-started search gives the operation of the
+// plain linear search (the first cumulative share exceeding U*100) for
+// random draws and for draws next to every threshold and bucket edge, with
+// the shipped mix and with mixes whose thresholds fall on bucket edges or
+// repeat (zero shares).
+func TestOpForTable(t *testing.T) {
+	linear := func(u float64, th *[10]float64) stats.Op {
+		x := u * 100
+		for i := 0; i < 9; i++ {
+			if x < th[i] {
+				return opOrder[i]
+			}
+		}
+		return opOrder[9]
+	}
+	mixes := [][10]float64{}
+	var shipped [10]float64
+	sum := 0.0
+	def := DefaultConfig()
+	for i, p := range def.Mix.shares() {
+		sum += *p
+		shipped[i] = sum
+	}
+	mixes = append(mixes, shipped,
+		[10]float64{25, 25, 50, 50, 50, 62.5, 75, 75, 100, 100}, // on bucket edges, zero shares
+		[10]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 100},
+		[10]float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100},
+		[10]float64{1e-9, 0.39, 0.390625, 0.3906250000001, 10, 20, 30, 99.99999999, 99.999999999999, 100})
+	r := rand.New(5)
+	for mi, th := range mixes {
+		start := opStarts(&th)
+		check := func(u float64) {
+			if !(u >= 0 && u < 1) {
+				return
+			}
+			if got, want := opFor(u, &th, &start), linear(u, &th); got != want {
+				t.Fatalf("mix %d: opFor(%v) = %v, linear search %v", mi, u, got, want)
+			}
+		}
+		for i := 0; i < 200_000; i++ {
+			check(r.Float64())
+		}
+		var edges []float64
+		for _, c := range th {
+			edges = append(edges, c/100)
+		}
+		for b := 0; b <= opBuckets; b++ {
+			edges = append(edges, float64(b)/opBuckets)
+		}
+		for _, e := range edges {
+			u := e
+			for k := 0; k < 4; k++ {
+				check(u)
+				u = math.Nextafter(u, 0)
+			}
+			u = e
+			for k := 0; k < 4; k++ {
+				u = math.Nextafter(u, 1)
+				check(u)
+			}
+		}
+	}
+}
