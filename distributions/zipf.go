@@ -106,7 +106,6 @@ type Zipf struct {
 	alpha       float64 // 1/(1-θ)
 	eta         float64 // (1 - (2/n)^(1-θ)) / (1 - H(2, θ)/zetan)
 	half        float64 // 0.5^θ
-	oneMinusEta float64 // 1 - eta
 	pow         zipfPowKind
 	ialpha      int // alpha as an integer (pow == zipfPowInt)
 }
@@ -165,7 +164,6 @@ func NewZipf(min, max int64, shape float64, mean float64, hasMean bool) (*Zipf, 
 	n := float64(z.n)
 	z.eta = (1 - powJ(2/n, 1-shape)) / (1 - (powJ(2, -shape)+1)/z.zetan)
 	z.half = powJ(0.5, shape)
-	z.oneMinusEta = 1 - z.eta
 	switch k := math.Round(z.alpha); {
 	case math.Abs(z.alpha) > zipfPowMaxY:
 		z.pow = zipfPowExact
@@ -230,12 +228,12 @@ func (z *Zipf) CDF(id int64) float64 {
 
 // Quantile is the Gray et al. inverse (reference §7.3): with uz = p*zetan,
 // min if uz < 1, min+1 if uz < 1 + 0.5^θ, else
-// min + floor(n * q^alpha), q = eta*p + (1-eta), capped at max-1 (for a
-// range of one id the min+1 case returns min; NaN gives min). The power is
-// evaluated with a relative error below about 2^-45: by repeated
-// multiplication when alpha is an integer but for its rounding (θ = 0.8:
-// alpha = 5), else with zipfPow, and for |alpha| > 1024 (θ within 1/1024
-// of 1) with powJ; q with one rounding (LinkBench rounds eta*p first). The
+// min + floor(n * q^alpha), q = eta*p - eta + 1, capped at max-1 (for a
+// range of one id the min+1 case returns min; NaN gives min). q is
+// LinkBench's, and the power is evaluated with a relative error below about
+// 2^-45: by repeated multiplication when alpha is an integer but for its
+// rounding (θ = 0.8: alpha = 5), else with zipfPow, and for |alpha| > 1024
+// (θ within 1/1024 of 1) with powJ (then the id is LinkBench's). The
 // id therefore differs from LinkBench's (see [ZipfJava]) only where
 // n*q^alpha lies within about 2^-44 n of an integer, and then by one: none
 // in a million draws of each shipped shape over 1e9 ids
@@ -252,7 +250,10 @@ func (z *Zipf) Quantile(p float64) int64 {
 		}
 		return z.min + 1
 	}
-	q := math.FMA(z.eta, p, z.oneMinusEta)
+	// q as LinkBench computes it (float64() keeps the compiler from fusing
+	// eta*p - eta into an FMA): a differently rounded q would move q^alpha
+	// by up to alpha ulps.
+	q := float64(z.eta*p) - z.eta + 1
 	var y float64
 	switch z.pow {
 	case zipfPowInt:
