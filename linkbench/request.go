@@ -50,8 +50,10 @@ var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLi
 // returns its report with an error wrapping ErrRequesterAborted.
 //
 // A requester reads the monotonic clock once per request, when the store
-// call returns: that reading ends the request and starts the next one. A
-// request's latency therefore covers its generation (the database,
+// call returns: that reading ends the request and starts the next one
+// (unless a failure, a progress line or a -csvstream interval was written
+// in between: the next request then reads its start). A request's latency
+// therefore covers its generation (the database,
 // operation, id and payload draws, a fraction of a microsecond) and its
 // store call; LinkBench times the store call alone, except for GET_NODE
 // whose latency includes the id choice. With requestrate > 0 latency is
@@ -193,19 +195,22 @@ type requestProgress struct {
 	}
 }
 
-func (p *requestProgress) add(n int64) {
+// add counts n more requests done and reports whether it logged a
+// progress line.
+func (p *requestProgress) add(n int64) (logged bool) {
 	if n == 0 {
-		return
+		return false
 	}
 	d := p.done.Add(n)
 	if !(p.interval > 0 && d/p.interval != (d-n)/p.interval) && d != p.total {
-		return
+		return false
 	}
 	secs := time.Since(p.start).Seconds()
 	limit := p.maxTime.Seconds()
 	p.log.Info(fmt.Sprintf("%d/%d requests finished: %.1f%% complete at %.1f ops/sec %.1f/%d secs elapsed: %.1f%% of time limit used",
 		d, p.total, 100*float64(d)/float64(max(p.total, 1)), float64(d)/math.Max(secs, 1e-9), secs,
 		int64(limit), 100*secs/math.Max(limit, 1e-9)))
+	return true
 }
 
 // requester is one request worker: its own random stream, recorder,
@@ -328,10 +333,12 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 // the store call returns. That reading is both the end of this request and
 // the start of the next one; in open loop (requestrate > 0) a request that
 // has to wait for its send time starts when the wait ends, which is read
-// once more. A request's latency is therefore the whole request: its
-// client-side work (the recording of the previous request, then the
-// database, operation, id and payload draws, a few hundred nanoseconds at
-// most) and its store call. LinkBench times the store call alone except
+// once more, and a request that follows slower bookkeeping (a failure or
+// progress line logged, a -csvstream interval written) reads its start
+// too. A request's latency is therefore the whole request: its client-side
+// work (the recording of the previous request, then the database,
+// operation, id and payload draws, a few hundred nanoseconds at most) and
+// its store call. LinkBench times the store call alone except
 // for GET_NODE, whose interval includes the id choice (quirk §11.2-17);
 // here every operation's interval includes its own generation (a fraction
 // of a microsecond against the tens of microseconds of a database call),
@@ -353,8 +360,13 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	rateNs := cfg.RequestRate / 1e9 // requests per ns
 	var timer *time.Timer
 	// now is the latest clock reading (ns since base): the end of the
-	// previous request, hence the start of the next.
+	// previous request, hence the start of the next. stale says that
+	// bookkeeping slower than a request's generation (logging a failure or
+	// a progress line, writing -csvstream) followed that reading: the next
+	// request then reads the clock at its start, so that its latency does
+	// not include that work.
 	now := r.clk.now()
+	stale := false
 	next := now // scheduled send time (open loop), ns since base
 	java := cfg.RNG.Java()
 	if java {
@@ -366,6 +378,9 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	for r.requestsDone < cfg.Requests {
 		if ctx.Err() != nil {
 			break
+		}
+		if stale {
+			now, stale = r.clk.now(), false
 		}
 		// Database choice: one draw per request, as the maintained fork
 		// (quirk §11.1-11, kept in both modes), the first database whose
@@ -462,6 +477,7 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 			}
 			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, opName, err)
 			r.w.cfg.logger().Warn("request failed", "requester", r.id, "op", opName, "err", err)
+			stale = true
 			if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
 				r.w.cfg.logger().Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
 					r.id, r.errors, r.requestsDone))
@@ -475,12 +491,15 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 			r.requestsDone++
 			sinceUpdate++
 			if sinceUpdate >= 250 {
-				prog.add(sinceUpdate)
+				if prog.add(sinceUpdate) {
+					stale = true
+				}
 				sinceUpdate = 0
 			}
 			if cfg.Stream != nil && displayNs > 0 && end-lastDisplay >= displayNs {
 				r.writeInterval(lastDisplay, end)
 				lastDisplay = end
+				stale = true
 			}
 		} else if end >= benchStart {
 			warmupDone = true

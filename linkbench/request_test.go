@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"runtime"
 	"sync"
@@ -586,5 +587,82 @@ func TestOpForTable(t *testing.T) {
 				check(u)
 			}
 		}
+	}
+}
+
+// slowLogHandler is a slog handler whose every record advances a fake
+// clock by 100 ms: logging slower than any request.
+type slowLogHandler struct{ clock *atomic.Int64 }
+
+func (h slowLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h slowLogHandler) Handle(context.Context, slog.Record) error {
+	h.clock.Add(100)
+	return nil
+}
+func (h slowLogHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h slowLogHandler) WithGroup(string) slog.Handler      { return h }
+
+// failEvery fails every n-th store call of the request phase (node reads
+// and list queries only, which every mix has).
+type failEvery struct {
+	store.Store
+	n, calls int
+}
+
+func (s *failEvery) fail() bool { s.calls++; return s.calls%s.n == 0 }
+func (s *failEvery) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	if s.fail() {
+		return store.Node{}, false, errors.New("injected failure")
+	}
+	return s.Store.GetNode(ctx, t, id)
+}
+func (s *failEvery) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	if s.fail() {
+		return nil, errors.New("injected failure")
+	}
+	return s.Store.GetLinkList(ctx, r, dst)
+}
+
+// TestRequestBookkeepingNotTimed: the logging of a failed request and of
+// progress lines (slow: 100 ms of a fake clock each) is not charged to the
+// next request, which reads the clock at its start instead; every latency
+// stays one reading to the next (1 ms).
+func TestRequestBookkeepingNotTimed(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	cfg.ReqProgressInterval = 500
+	cfg.MaxFailedRequests = -1
+	var ms, reads atomic.Int64
+	cfg.monotonic = func() time.Duration {
+		reads.Add(1)
+		return time.Duration(ms.Add(1)-1) * time.Millisecond
+	}
+	cfg.Logger = slog.New(slowLogHandler{&ms})
+	cfg.MaxTime = time.Hour
+	st := &failEvery{Store: discard.New(), n: 7}
+	rep, err := Request(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Request.Errors == 0 {
+		t.Fatal("no failed requests")
+	}
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Latency.Count > 0 && (o.Latency.Min != 1000 || o.Latency.Max != 1000) {
+			t.Errorf("%s: latency %d..%d us, want 1000 (bookkeeping excluded)", o.Op, o.Latency.Min, o.Latency.Max)
+		}
+		if o.ErrorLatency.Count > 0 && (o.ErrorLatency.Min != 1000 || o.ErrorLatency.Max != 1000) {
+			t.Errorf("%s: error latency %d..%d us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
+		}
+	}
+	// One reading per request, plus one after each logged failure and each
+	// progress line followed by another request (the last line, at 3000,
+	// is not).
+	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval; got > max {
+		t.Errorf("%d clock readings, want at most %d", got, max)
 	}
 }
