@@ -240,8 +240,11 @@ type requester struct {
 
 	clk        phaseClock
 	sendNs     int64 // the current request's start, ns since clk.base
-	recording  bool  // past the warm-up: statistics are recorded
+	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
+	// seen marks the operations recorded at least once (their first value
+	// creates their histograms).
+	seen [stats.NumOps]bool
 
 	requestsDone, errors int64
 	aborted              bool
@@ -333,7 +336,8 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 // the store call returns. That reading is both the end of this request and
 // the start of the next one; in open loop (requestrate > 0) a request that
 // has to wait for its send time starts when the wait ends, which is read
-// once more, and a request that follows slower bookkeeping (a failure or
+// once more, and a request that follows slower bookkeeping (the first
+// value of an operation, which creates its histograms, a failure or
 // progress line logged, a -csvstream interval written) reads its start
 // too. A request's latency is therefore the whole request: its client-side
 // work (the recording of the previous request, then the database,
@@ -361,10 +365,10 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	var timer *time.Timer
 	// now is the latest clock reading (ns since base): the end of the
 	// previous request, hence the start of the next. stale says that
-	// bookkeeping slower than a request's generation (logging a failure or
-	// a progress line, writing -csvstream) followed that reading: the next
-	// request then reads the clock at its start, so that its latency does
-	// not include that work.
+	// bookkeeping slower than a request's generation (creating an
+	// operation's histograms, logging a failure or a progress line, writing
+	// -csvstream) followed that reading: the next request then reads the
+	// clock at its start, so that its latency does not include that work.
 	now := r.clk.now()
 	stale := false
 	next := now // scheduled send time (open loop), ns since base
@@ -442,7 +446,6 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 		} else {
 			op = r.pickOp()
 		}
-		r.recording = warmupDone
 		if noOp {
 			// LinkBench's "No-op in requester: last probability < 1.0": a
 			// failed request without a store call (Java mode only), and
@@ -465,6 +468,15 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 				us = (end - scheduled) / 1000
 			}
 			r.rec.Record(op, outcome, us)
+			if op == stats.GetLinksList && err == nil {
+				r.rec.RecordSize(stats.RangeSize, r.rangeRows)
+			}
+			if !r.seen[op] {
+				// The first values of an operation created its histograms
+				// (hundreds of KB each): not a cost of the next request.
+				r.seen[op] = true
+				stale = true
+			}
 		}
 		if err != nil {
 			// Quirk §11.2-11 (LinkBench exits the process on a request error
@@ -710,9 +722,7 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int) (o stats.Outcom
 		r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
 		if err == nil {
 			n := len(r.links)
-			if r.recording {
-				r.rec.RecordSize(stats.RangeSize, int64(n))
-			}
+			r.rangeRows = int64(n) // recorded by run, after the request's end
 			if n == 0 {
 				o = stats.Miss
 			}

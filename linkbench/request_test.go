@@ -349,50 +349,80 @@ func TestHistoryCache(t *testing.T) {
 }
 
 // timeStore records, in call order, the time of every link (ms) and node
-// (s) a single requester writes, -1 for the calls that write no time.
+// (s) a single requester writes, -1 for the calls that write no time, and
+// with clock set, the clock's value at each call in at.
 type timeStore struct {
 	store.Store
 	times []int64
+	clock func() int64
+	at    []int64
+}
+
+func (s *timeStore) call(v int64) {
+	s.times = append(s.times, v)
+	if s.clock != nil {
+		s.at = append(s.at, s.clock())
+	}
+}
+
+// fakeClock is a monotonic clock for Config.monotonic that advances 1 ms
+// per reading (reading k returns k ms).
+type fakeClock struct{ reads atomic.Int64 }
+
+func (c *fakeClock) read() time.Duration { return time.Duration(c.reads.Add(1)-1) * time.Millisecond }
+
+// last returns the latest reading, in ms.
+func (c *fakeClock) last() int64 { return c.reads.Load() - 1 }
+
+// opKinds returns the number of request operations rep recorded.
+func opKinds(rep *stats.Report) int64 {
+	var k int64
+	for _, o := range rep.Ops {
+		if o.Op.IsRequest() && o.Count() > 0 {
+			k++
+		}
+	}
+	return k
 }
 
 func (s *timeStore) AddLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
-	s.times = append(s.times, l.Time)
+	s.call(l.Time)
 	return s.Store.AddLink(ctx, l, ni)
 }
 func (s *timeStore) UpdateLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
-	s.times = append(s.times, l.Time)
+	s.call(l.Time)
 	return s.Store.UpdateLink(ctx, l, ni)
 }
 func (s *timeStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
-	s.times = append(s.times, int64(n.Time))
+	s.call(int64(n.Time))
 	return s.Store.AddNode(ctx, n)
 }
 func (s *timeStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
-	s.times = append(s.times, int64(n.Time))
+	s.call(int64(n.Time))
 	return s.Store.UpdateNode(ctx, n)
 }
 func (s *timeStore) DeleteLink(ctx context.Context, id1, lt, id2 int64, ni, ex bool) (bool, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.DeleteLink(ctx, id1, lt, id2, ni, ex)
 }
 func (s *timeStore) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.CountLinks(ctx, id1, lt)
 }
 func (s *timeStore) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.MultigetLinks(ctx, id1, lt, id2s, dst)
 }
 func (s *timeStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.GetLinkList(ctx, r, dst)
 }
 func (s *timeStore) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.GetNode(ctx, t, id)
 }
 func (s *timeStore) DeleteNode(ctx context.Context, t int32, id int64) (bool, error) {
-	s.times = append(s.times, -1)
+	s.call(-1)
 	return s.Store.DeleteNode(ctx, t, id)
 }
 
@@ -401,25 +431,26 @@ func (s *timeStore) DeleteNode(ctx context.Context, t int32, id int64) (bool, er
 func isNodeTime(v int64) bool { return v >= 0 && v < 1<<40 }
 
 // TestRequestOneClockRead: a requester reads the monotonic clock once per
-// request (the end of a request is the start of the next), each request's
-// latency is the interval between two readings, and link and node times
-// are the wall clock (Config.Now at the start of the phase) plus the
-// monotonic time of the request's start. A fake monotonic clock advances
-// 1 ms per reading.
+// request (the end of a request is the start of the next), plus once after
+// the first request of each operation (which creates its histograms); each
+// request's latency is the interval between two readings; link and node
+// times are the wall clock (Config.Now at the start of the phase) plus the
+// monotonic time of the request's start, the latest reading. The fake
+// monotonic clock advances 1 ms per reading.
 func TestRequestOneClockRead(t *testing.T) {
 	cfg := smallConfig(10_001)
 	cfg.Requesters = 1
 	cfg.Requests = 3000
-	var reads atomic.Int64
-	cfg.monotonic = func() time.Duration { return time.Duration(reads.Add(1)-1) * time.Millisecond }
-	ts := &timeStore{Store: discard.New()}
+	var clk fakeClock
+	cfg.monotonic = clk.read
+	ts := &timeStore{Store: discard.New(), clock: clk.last}
 	rep, err := Request(context.Background(), cfg, ts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := reads.Load(), cfg.Requests+1; got != want {
-		t.Errorf("%d clock readings for %d requests, want %d (one before the first, then one per request)",
-			got, cfg.Requests, want)
+	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got != want {
+		t.Errorf("%d clock readings for %d requests of %d operations, want %d (one before the first, "+
+			"one per request, one after the first of each operation)", got, cfg.Requests, opKinds(rep), want)
 	}
 	if int64(len(ts.times)) != cfg.Requests {
 		t.Fatalf("%d store calls for %d requests", len(ts.times), cfg.Requests)
@@ -427,7 +458,7 @@ func TestRequestOneClockRead(t *testing.T) {
 	wallNs := fixedClock().UnixNano()
 	var links, nodes int
 	for i, v := range ts.times {
-		send := wallNs + int64(i)*int64(time.Millisecond) // request i starts at reading i
+		send := wallNs + ts.at[i]*int64(time.Millisecond) // the request's start
 		switch {
 		case v < 0:
 		case isNodeTime(v):
@@ -438,7 +469,7 @@ func TestRequestOneClockRead(t *testing.T) {
 		default:
 			links++
 			if want := send / 1e6; v != want {
-				t.Fatalf("request %d: link time %d ms, want %d (the send time, fixedClock + %d ms)", i, v, want, i)
+				t.Fatalf("request %d: link time %d ms, want %d (the send time, fixedClock + %d ms)", i, v, want, ts.at[i])
 			}
 		}
 	}
@@ -466,16 +497,16 @@ func TestRequestOpenLoopClock(t *testing.T) {
 	cfg.Requesters = 1
 	cfg.Requests = 2000
 	cfg.RequestRate = 1e9
-	var reads atomic.Int64
-	cfg.monotonic = func() time.Duration { return time.Duration(reads.Add(1)-1) * time.Millisecond }
+	var clk fakeClock
+	cfg.monotonic = clk.read
 	rep, err := Request(context.Background(), cfg, discard.New())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The first request may find its send time still ahead of the first
 	// reading and read the clock once more.
-	if got := reads.Load(); got < cfg.Requests+1 || got > cfg.Requests+2 {
-		t.Errorf("%d clock readings for %d requests, want %d or %d", got, cfg.Requests, cfg.Requests+1, cfg.Requests+2)
+	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got < want || got > want+1 {
+		t.Errorf("%d clock readings for %d requests, want %d or %d", got, cfg.Requests, want, want+1)
 	}
 	var maxLat int64
 	for _, o := range rep.Ops {
@@ -659,10 +690,9 @@ func TestRequestBookkeepingNotTimed(t *testing.T) {
 			t.Errorf("%s: error latency %d..%d us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
 		}
 	}
-	// One reading per request, plus one after each logged failure and each
-	// progress line followed by another request (the last line, at 3000,
-	// is not).
-	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval; got > max {
+	// One reading per request, plus one after each logged failure, each
+	// progress line and the first request of each operation.
+	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval+opKinds(rep); got > max {
 		t.Errorf("%d clock readings, want at most %d", got, max)
 	}
 }
