@@ -690,6 +690,12 @@ func TestRequestBookkeepingNotTimed(t *testing.T) {
 			t.Errorf("%s: error latency %d..%d us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
 		}
 	}
+	// RANGE_SIZE: one size per GET_LINKS_LIST that did not fail.
+	gl, _ := rep.Op(stats.GetLinksList)
+	rs, _ := rep.Op(stats.RangeSize)
+	if gl.Errors == 0 || rs.Count() != gl.Successes+gl.Misses {
+		t.Errorf("RANGE_SIZE has %d sizes for %d GET_LINKS_LIST (%d failed)", rs.Count(), gl.Count(), gl.Errors)
+	}
 	// One reading per request, plus one after each logged failure, each
 	// progress line and the first request of each operation.
 	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval+opKinds(rep); got > max {
