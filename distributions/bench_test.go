@@ -31,6 +31,9 @@ func benchDists(b *testing.B) []benchDist {
 	spec := func(s Spec) func() (Distribution, error) {
 		return func() (Distribution, error) { return NewDistribution(s, benchMin, benchMax, nil) }
 	}
+	specJava := func(s Spec) func() (Distribution, error) {
+		return func() (Distribution, error) { return NewDistributionJava(s, benchMin, benchMax, nil, nil) }
+	}
 	pts, _ := ParsePoints(piecewiseTestPoints)
 	file, builtin := loadRef(b, "Distribution.dat"), BuiltinRealData(Vintage2017)
 	cur := mustCursors(b, file)
@@ -46,7 +49,10 @@ func benchDists(b *testing.B) []benchDist {
 		{"Uniform", spec(Spec{Kind: KindUniform})},
 		{"UniformJava", func() (Distribution, error) { return NewUniformJava(benchMin, benchMax, 0, false) }},
 		{"Zipf0.8", spec(Spec{Kind: KindZipf, Shape: 0.8})},
+		{"Zipf0.625", spec(Spec{Kind: KindZipf, Shape: 0.625})},
 		{"Zipf1.5", spec(Spec{Kind: KindZipf, Shape: 1.5})},
+		{"ZipfJava0.8", specJava(Spec{Kind: KindZipf, Shape: 0.8})},
+		{"ZipfJava0.625", specJava(Spec{Kind: KindZipf, Shape: 0.625})},
 		{"ZipfExact0.5", spec(Spec{Kind: KindZipfExact, Shape: 0.5})},
 		{"ZipfExact0.8", spec(Spec{Kind: KindZipfExact, Shape: 0.8})},
 		{"ZipfExact1", spec(Spec{Kind: KindZipfExact, Shape: 1})},

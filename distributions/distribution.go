@@ -180,7 +180,8 @@ func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, e
 
 // NewDistributionJava builds the distribution as [NewDistribution] does, with
 // LinkBench's exact behaviour for Java-compatible runs: KindUniform is
-// [NewUniformJava] (quirk §11.2-13, kept), and KindReal samples with
+// [NewUniformJava] (quirk §11.2-13, kept), KindZipf is [NewZipfJava]
+// (LinkBench's evaluation of the quantile, bit for bit), and KindReal samples with
 // LinkBench's shared cursors from cursors, which must come from
 // NewRealCursors(real) (quirk §11.1-7, kept; see [NewAccessJava]). Other
 // kinds are the default ones (they draw as LinkBench does). cursors may be
@@ -197,6 +198,8 @@ func NewDistributionJava(spec Spec, min, max int64, real *RealData, cursors *Rea
 	switch spec.Kind {
 	case KindUniform:
 		return NewUniformJava(min, max, spec.Mean, spec.HasMean)
+	case KindZipf:
+		return NewZipfJava(min, max, spec.Shape, spec.Mean, spec.HasMean)
 	case KindReal:
 		if spec.RealDist == SectionNone || real == nil {
 			return NewDistribution(spec, min, max, real) // the error

@@ -28,7 +28,10 @@
 // erf). Java's Math.pow is reproduced by an accurate power function (powJ,
 // correctly rounded except within ~2^-70 of a rounding boundary) because Go's
 // math.Pow is often an ulp or two away, which changes LinkBench's Zipf and
-// harmonic values.
+// harmonic values. One default-mode algorithm trades bit-compatibility for
+// speed: [Zipf]'s quantile evaluates its power with a relative error below
+// 2^-44, so that about one draw in 10^4 or fewer lands on the id next to
+// LinkBench's; [ZipfJava] is LinkBench's, bit for bit.
 //
 // # Java-compatible mode
 //
@@ -37,7 +40,8 @@
 // [NewAccessJava] and [NewDistributionJava] (REAL access with LinkBench's
 // shared cursors held in a [RealCursors], §11.1-7; [NewUniformJava]'s draw
 // for ranges beyond 2^31-1 ids, §11.2-13; [NewInvertibleShufflerJava]'s
-// 32-bit cast of n, §11.2-13), [ID2Config].Java (the out-degree shuffler),
+// 32-bit cast of n, §11.2-13; [NewZipfJava]'s bit-exact quantile),
+// [ID2Config].Java (the out-degree shuffler),
 // and [NewArithmeticOutDegreeJava] (RECIPROCAL's overflow and
 // PERFECT_SQUARES' accumulation, §11.2-14). Everything else draws the same
 // in both modes. [SHA1PRNG] reproduces the master generator that seeds

@@ -302,3 +302,27 @@ func TestArithmeticFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestZipfModes: the Java-compatible constructors give LinkBench's Zipf
+// quantile (ZipfJava), the default ones the fast one (Zipf).
+func TestZipfModes(t *testing.T) {
+	spec := Spec{Kind: KindZipf, Shape: 0.8}
+	d, err := NewDistribution(spec, 1, 1001, nil)
+	if _, ok := d.(*Zipf); err != nil || !ok {
+		t.Errorf("NewDistribution(zipf) = %T, %v; want *Zipf", d, err)
+	}
+	d, err = NewDistributionJava(spec, 1, 1001, nil, nil)
+	if _, ok := d.(*ZipfJava); err != nil || !ok {
+		t.Errorf("NewDistributionJava(zipf) = %T, %v; want *ZipfJava", d, err)
+	}
+	a, err := NewAccessJava(LinkReads, spec, 1, 1001, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.dist.(*ZipfJava); !ok {
+		t.Errorf("NewAccessJava(zipf) samples with %T, want *ZipfJava", a.dist)
+	}
+	if _, err := NewZipfJava(1, 1, 0.8, 0, false); err == nil {
+		t.Error("NewZipfJava accepted an empty range")
+	}
+}

@@ -209,3 +209,74 @@ func TestJavaFloorMulPow(t *testing.T) {
 		}
 	}
 }
+
+// TestZipfPow checks zipfPow against powJ (correctly rounded but for rare
+// cases) over random operands with |y| <= 1024 and |y ln x| <= 700: the
+// relative error stays below (2 + |y ln x|) 2^-51 (the rounding of
+// y ln x and of ln x, plus the tables and polynomials); over the operands
+// of Zipf's quantile (x in [0.01, 1], the shipped shapes' alphas, where
+// |y ln x| <= 44) below 2^-45. intPowF stays below (1 + |k|) 2^-52 for
+// |k| <= zipfIntPowMaxK.
+func TestZipfPow(t *testing.T) {
+	r := rand.New(63)
+	worst, worstZipf, worstInt := 0.0, 0.0, 0.0
+	for i := 0; i < 1_000_000; i++ {
+		var x, y float64
+		switch i % 3 {
+		case 0:
+			x = math.Exp(r.Float64()*90 - 45)
+			y = (r.Float64()*2 - 1) * zipfPowMaxY
+		case 1:
+			x = math.Exp(r.Float64()*90 - 45)
+			y = (r.Float64()*2 - 1) * 8
+		default:
+			x = 0.01 + 0.99*r.Float64()
+			y = []float64{1 / (1 - 0.606), 1 / (1 - 0.625), 1 / (1 - 0.741), 1 / (1 - 0.8), 1 / (1 - 0.9), 1 / (1 - 0.99)}[i%6]
+		}
+		z := math.Abs(y * math.Log(x))
+		if z > 700 {
+			continue
+		}
+		got, want := zipfPow(x, y), powJ(x, y)
+		rel := math.Abs(got-want) / want
+		worst = math.Max(worst, rel/(2+z))
+		if i%3 == 2 && z <= 44 {
+			worstZipf = math.Max(worstZipf, rel)
+		}
+		if k := 1 + i%zipfIntPowMaxK; i%4 == 0 {
+			if i%8 == 0 {
+				k = -k
+			}
+			xi := 0.01 + 0.99*r.Float64()
+			g, w := intPowF(xi, k), powJ(xi, float64(k))
+			worstInt = math.Max(worstInt, math.Abs(g-w)/w/(1+math.Abs(float64(k))))
+		}
+	}
+	t.Logf("zipfPow: largest relative error / (2 + |y ln x|) = %.3g (2^%.1f); over Zipf's operands %.3g (2^%.1f)",
+		worst, math.Log2(worst), worstZipf, math.Log2(worstZipf))
+	t.Logf("intPowF: largest relative error / (1 + |k|) = %.3g (2^%.1f)", worstInt, math.Log2(worstInt))
+	if worst > 0x1p-51 {
+		t.Errorf("zipfPow relative error / (2 + |y ln x|) = %v > 2^-51", worst)
+	}
+	if worstZipf > 0x1p-45 {
+		t.Errorf("zipfPow relative error over Zipf's operands %v > 2^-45", worstZipf)
+	}
+	if worstInt > 0x1p-52 {
+		t.Errorf("intPowF relative error / (1 + |k|) = %v > 2^-52", worstInt)
+	}
+	for _, c := range [][2]float64{{0, 2}, {-1, 0.5}, {2, 1e308}, {1e-310, 2}, {math.Inf(1), 2}, {math.NaN(), 2}, {2, 1023}} {
+		if got, want := zipfPow(c[0], c[1]), math.Pow(c[0], c[1]); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("zipfPow(%v, %v) = %v, math.Pow %v", c[0], c[1], got, want)
+		}
+	}
+}
+
+func BenchmarkZipfPow(b *testing.B) {
+	x := 0.7
+	s := 0.0
+	for i := 0; i < b.N; i++ {
+		s += zipfPow(x, 5.26)
+		x += 1e-9
+	}
+	_ = s
+}

@@ -138,24 +138,35 @@ func (s *InvertibleShuffler) permute(i int64, inverse bool) int64 {
 	} else {
 		g = i % s.groups
 	}
-	big := g < s.nMod
+	// Group g holds g, g+G, ... below n: minGroupSize members, one more for
+	// g < n mod G; i moves rot members on, modulo the group's span m.
 	rot := s.params[g]
+	// big is -1 for the groups below n mod G, which have one member more
+	// (span nUp = nDown + G), else 0: arithmetic rather than a branch, which
+	// random ids would mispredict.
+	big := (g - s.nMod) >> 63
+	m, size := s.nDown+big&s.groups, s.minGroupSize-big
 	if inverse {
-		size := s.minGroupSize
-		if big {
-			size++
-		}
 		rot = size - rot
 	}
 	j := i + s.groups*rot
+	// Branch-free in the common case: j < n, or j < 2m and j - m < n.
+	// (j < n implies j < m: a j >= m below n would lie in [nDown, n) with
+	// g >= n mod G, which has no member there.)
+	if j >= m {
+		j -= m
+	}
 	if j < s.n {
 		return j
 	}
-	// j < n + G*(minGroupSize+1) <= 3*modulus: reduce by subtraction.
-	m := s.nDown
-	if big {
-		m = s.nUp
-	}
+	return s.reduce(j, m, g)
+}
+
+// reduce finishes permute when one subtraction of the span m did not bring
+// j below n: j mod m, or g if that is not below n. Defensive: the offsets
+// the constructors draw are below the group size (NewInvertibleShufflerJava's
+// 32-bit cast only makes them smaller), so one subtraction always does.
+func (s *InvertibleShuffler) reduce(j, m, g int64) int64 {
 	for j >= m {
 		j -= m
 	}

@@ -99,3 +99,78 @@ func TestShufflerPanicsOutOfRange(t *testing.T) {
 		}()
 	}
 }
+
+// permuteRef is the straightforward form of InvertibleShuffler.permute (the
+// one LinkBench's algorithm was first ported to), which the branch-free
+// form must match exactly.
+func permuteRef(s *InvertibleShuffler, i int64, inverse bool) int64 {
+	g := i % s.groups
+	big := g < s.nMod
+	rot := s.params[g]
+	if inverse {
+		size := s.minGroupSize
+		if big {
+			size++
+		}
+		rot = size - rot
+	}
+	j := i + s.groups*rot
+	if j < s.n {
+		return j
+	}
+	m := s.nDown
+	if big {
+		m = s.nUp
+	}
+	for j >= m {
+		j -= m
+	}
+	if j >= s.n {
+		return g
+	}
+	return j
+}
+
+// TestShufflerMatchesReference: Permute and InvertPermute equal the
+// straightforward algorithm for production and odd group counts, and for
+// Java shufflers beyond 2^31 ids (LinkBench's 32-bit cast), on random ids
+// and the ids next to 0, n and multiples of G.
+func TestShufflerMatchesReference(t *testing.T) {
+	var shufs []*InvertibleShuffler
+	for _, n := range []int64{1, 1000, 1025, 100_000, 1_000_000_000, 1<<40 + 12345} {
+		for _, g := range []int64{ShuffleGroups, 7} {
+			s, err := NewInvertibleShuffler(ShuffleSeedLinks, g, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shufs = append(shufs, s)
+		}
+	}
+	for _, n := range []int64{100_000, 1<<32 + 5_000_000, 1<<33 + 2_000_000_000} {
+		s, err := NewInvertibleShufflerJava(ShuffleSeedNodes, ShuffleGroups, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shufs = append(shufs, s)
+	}
+	r := rand.New(8)
+	for _, s := range shufs {
+		ids := []int64{0, 1, s.n - 1, s.n - 2, s.n / 2}
+		for k := int64(1); k <= 3; k++ {
+			ids = append(ids, s.nDown-k, s.groups*k, s.groups*k-1)
+		}
+		for i := 0; i < 100_000; i++ {
+			ids = append(ids, r.Int63n(s.n))
+		}
+		for _, id := range ids {
+			if id < 0 || id >= s.n {
+				continue
+			}
+			for _, inv := range []bool{false, true} {
+				if got, want := s.permute(id, inv), permuteRef(s, id, inv); got != want {
+					t.Fatalf("shuffler n=%d G=%d: permute(%d, inverse %v) = %d, reference %d", s.n, s.groups, id, inv, got, want)
+				}
+			}
+		}
+	}
+}

@@ -3,7 +3,9 @@ package distributions
 import (
 	"bytes"
 	"compress/flate"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"pgregory.net/rand"
@@ -440,6 +442,108 @@ func TestRealGuidedSearch(t *testing.T) {
 		}
 		if got := rd.run(0); got != 0 {
 			t.Errorf("%s: run(0) = %d, want 0 (layer 1, LinkBench's idx 0 -> 1)", s, got)
+		}
+	}
+}
+
+// zipfTestShapes are the shapes of the Zipf tests: the shipped workload's
+// (0.606, 0.625, 0.741, 0.8), shapes whose alpha = 1/(1-θ) is an integer
+// (0.5, 0.8, 0.9, 1.5, 2: the integer-power path), others above 1 and
+// one within 1/1024 of 1 (powJ).
+var zipfTestShapes = []float64{0.3, 0.5, 0.606, 0.625, 0.741, 0.8, 0.9, 0.99, 0.9995, 1.5, 2, 3}
+
+// TestZipfFastMatchesJava: the default-mode Zipf quantile (fast power)
+// gives LinkBench's id (ZipfJava) except, by one, where n*q^alpha lies
+// within 2^-44 n of an integer: over [1, 1e9+1) and [0, 1000) and a
+// million p per shape (200000 with -short), at most one in 20000 differs.
+func TestZipfFastMatchesJava(t *testing.T) {
+	r := rand.New(64)
+	for _, n := range []int64{1000, 1_000_000_000} {
+		for _, shape := range zipfTestShapes {
+			z, err := NewZipf(1, 1+n, shape, 0, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zj, _ := NewZipfJava(1, 1+n, shape, 0, false)
+			draws := 1_000_000
+			if testing.Short() {
+				draws = 200_000
+			}
+			diff := 0
+			for i := 0; i < draws; i++ {
+				p := r.Float64()
+				got, want := z.Quantile(p), zj.Quantile(p)
+				if got == want {
+					continue
+				}
+				diff++
+				v := float64(n) * powJ(float64(z.eta*p)-z.eta+1, z.alpha)
+				if d := got - want; d != 1 && d != -1 || math.Abs(v-math.Round(v)) > float64(n)*0x1p-44 {
+					t.Errorf("Zipf(%v) n=%d Quantile(%v) = %d, Java %d (n*q^alpha = %v)", shape, n, p, got, want, v)
+				}
+			}
+			t.Logf("Zipf(%v) n=%d: %d of %d ids differ from Java's (by one)", shape, n, diff, draws)
+			if diff > draws/20000 {
+				t.Errorf("Zipf(%v) n=%d: %d of %d ids differ from Java's", shape, n, diff, draws)
+			}
+		}
+	}
+}
+
+// TestZipfFastChiSquare: draws of the default-mode Zipf follow the
+// distribution of LinkBench's sampler (Gray et al.'s quantile as ZipfJava
+// computes it, reference §7.3), by a chi-square test of a million draws
+// (200000 with -short) on [0, 1000) per id and on [1, 1e9+1) in 60
+// logarithmic bins, for every power path; and its exact sampler CDF (by
+// bisection over p) stays within 1e-9 of the reference's at the bin edges.
+func TestZipfFastChiSquare(t *testing.T) {
+	for _, c := range []struct{ lo, hi int64 }{{0, 1000}, {1, 1_000_000_001}} {
+		var edges []int64 // bins [edges[i], edges[i+1])
+		if c.hi-c.lo <= 1000 {
+			for id := c.lo; id <= c.hi; id++ {
+				edges = append(edges, id)
+			}
+		} else {
+			for e := 0.0; ; e += 0.15 {
+				id := c.lo + int64(math.Pow(10, e)) - 1
+				if id >= c.hi {
+					break
+				}
+				if len(edges) == 0 || id > edges[len(edges)-1] {
+					edges = append(edges, id)
+				}
+			}
+			edges = append(edges, c.hi)
+		}
+		for si, shape := range zipfTestShapes {
+			z, _ := NewZipf(c.lo, c.hi, shape, 0, false)
+			zj, _ := NewZipfJava(c.lo, c.hi, shape, 0, false)
+			p := make([]float64, len(edges)-1)
+			prev, worst := 0.0, 0.0
+			for i := range p {
+				cdf := 1.0
+				if i < len(p)-1 {
+					cdf = samplerCDF(zj, edges[i+1]-1)
+					worst = math.Max(worst, math.Abs(samplerCDF(z, edges[i+1]-1)-cdf))
+				}
+				p[i] = cdf - prev
+				prev = cdf
+			}
+			if worst > 1e-9 {
+				t.Errorf("Zipf(%v) [%d,%d): sampler CDF differs from Java's by %v", shape, c.lo, c.hi, worst)
+			}
+			n := int64(1_000_000)
+			if testing.Short() {
+				n = 200_000
+			}
+			counts := make([]int64, len(p))
+			r := rand.New(65, uint64(si))
+			for i := int64(0); i < n; i++ {
+				id := z.Choose(r)
+				b, _ := slices.BinarySearch(edges, id+1)
+				counts[b-1]++
+			}
+			chiSquare(t, fmt.Sprintf("Zipf(%v) [%d,%d)", shape, c.lo, c.hi), counts, p, n)
 		}
 	}
 }

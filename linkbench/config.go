@@ -257,7 +257,9 @@ type Config struct {
 	// Logger receives progress and diagnostics; nil discards them.
 	Logger *slog.Logger `json:"-"`
 	// Now is the wall clock (time.Now when nil); tests pin it. Latencies
-	// always use the monotonic clock.
+	// always use the monotonic clock. The request phase reads Now once, at
+	// its start; the times of the links and nodes it writes are that wall
+	// clock plus the monotonic time elapsed since.
 	Now func() time.Time `json:"-"`
 	// Stream, when not nil, receives each requester's interval statistics
 	// every displayfreq seconds (LinkBench's -csvstream).
@@ -270,6 +272,10 @@ type Config struct {
 	// hooks, set only by this package's tests, replace the Java mode's
 	// master-seeded sources and chunk list.
 	hooks *javaHooks
+	// monotonic, set only by this package's tests, replaces the request
+	// phase's monotonic clock: it returns the time elapsed since the start
+	// of the phase (requesters call it from their own goroutines).
+	monotonic func() time.Duration
 }
 
 // DefaultConfig returns the configuration of the maintained LinkBench fork

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"runtime"
 	"sync"
@@ -344,5 +345,360 @@ func TestHistoryCache(t *testing.T) {
 	for h.len() > 0 {
 		h.afterQuery(int(rng.Int31n(int32(h.len()))), nil)
 		check()
+	}
+}
+
+// timeStore records, in call order, the time of every link (ms) and node
+// (s) a single requester writes, -1 for the calls that write no time, and
+// with clock set, the clock's value at each call in at.
+type timeStore struct {
+	store.Store
+	times []int64
+	clock func() int64
+	at    []int64
+}
+
+func (s *timeStore) call(v int64) {
+	s.times = append(s.times, v)
+	if s.clock != nil {
+		s.at = append(s.at, s.clock())
+	}
+}
+
+// fakeClock is a monotonic clock for Config.monotonic that advances 1 ms
+// per reading (reading k returns k ms).
+type fakeClock struct{ reads atomic.Int64 }
+
+func (c *fakeClock) read() time.Duration { return time.Duration(c.reads.Add(1)-1) * time.Millisecond }
+
+// last returns the latest reading, in ms.
+func (c *fakeClock) last() int64 { return c.reads.Load() - 1 }
+
+// opKinds returns the number of request operations rep recorded.
+func opKinds(rep *stats.Report) int64 {
+	var k int64
+	for _, o := range rep.Ops {
+		if o.Op.IsRequest() && o.Count() > 0 {
+			k++
+		}
+	}
+	return k
+}
+
+func (s *timeStore) AddLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.call(l.Time)
+	return s.Store.AddLink(ctx, l, ni)
+}
+func (s *timeStore) UpdateLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
+	s.call(l.Time)
+	return s.Store.UpdateLink(ctx, l, ni)
+}
+func (s *timeStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
+	s.call(int64(n.Time))
+	return s.Store.AddNode(ctx, n)
+}
+func (s *timeStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	s.call(int64(n.Time))
+	return s.Store.UpdateNode(ctx, n)
+}
+func (s *timeStore) DeleteLink(ctx context.Context, id1, lt, id2 int64, ni, ex bool) (bool, error) {
+	s.call(-1)
+	return s.Store.DeleteLink(ctx, id1, lt, id2, ni, ex)
+}
+func (s *timeStore) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+	s.call(-1)
+	return s.Store.CountLinks(ctx, id1, lt)
+}
+func (s *timeStore) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
+	s.call(-1)
+	return s.Store.MultigetLinks(ctx, id1, lt, id2s, dst)
+}
+func (s *timeStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	s.call(-1)
+	return s.Store.GetLinkList(ctx, r, dst)
+}
+func (s *timeStore) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	s.call(-1)
+	return s.Store.GetNode(ctx, t, id)
+}
+func (s *timeStore) DeleteNode(ctx context.Context, t int32, id int64) (bool, error) {
+	s.call(-1)
+	return s.Store.DeleteNode(ctx, t, id)
+}
+
+// isNodeTime reports whether a time timeStore recorded is a node's
+// (seconds) rather than a link's (ms): node times are far smaller.
+func isNodeTime(v int64) bool { return v >= 0 && v < 1<<40 }
+
+// TestRequestOneClockRead: a requester reads the monotonic clock once per
+// request (the end of a request is the start of the next), plus once after
+// the first request of each operation (which creates its histograms); each
+// request's latency is the interval between two readings; link and node
+// times are the wall clock (Config.Now at the start of the phase) plus the
+// monotonic time of the request's start, the latest reading. The fake
+// monotonic clock advances 1 ms per reading.
+func TestRequestOneClockRead(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	var clk fakeClock
+	cfg.monotonic = clk.read
+	ts := &timeStore{Store: discard.New(), clock: clk.last}
+	rep, err := Request(context.Background(), cfg, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got != want {
+		t.Errorf("%d clock readings for %d requests of %d operations, want %d (one before the first, "+
+			"one per request, one after the first of each operation)", got, cfg.Requests, opKinds(rep), want)
+	}
+	if int64(len(ts.times)) != cfg.Requests {
+		t.Fatalf("%d store calls for %d requests", len(ts.times), cfg.Requests)
+	}
+	wallNs := fixedClock().UnixNano()
+	var links, nodes int
+	for i, v := range ts.times {
+		send := wallNs + ts.at[i]*int64(time.Millisecond) // the request's start
+		switch {
+		case v < 0:
+		case isNodeTime(v):
+			nodes++
+			if want := send / 1e9; v != want {
+				t.Fatalf("request %d: node time %d s, want %d (the send time)", i, v, want)
+			}
+		default:
+			links++
+			if want := send / 1e6; v != want {
+				t.Fatalf("request %d: link time %d ms, want %d (the send time, fixedClock + %d ms)", i, v, want, ts.at[i])
+			}
+		}
+	}
+	if links == 0 || nodes == 0 {
+		t.Fatalf("%d link writes and %d node writes: the test needs both", links, nodes)
+	}
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Latency.Min != 1000 || o.Latency.Max != 1000 {
+			t.Errorf("%s: latency %d..%d us, want 1000 (one clock reading to the next)", o.Op, o.Latency.Min, o.Latency.Max)
+		}
+	}
+}
+
+// TestRequestOpenLoopClock: with requestrate > 0 the service time is the
+// interval from the request's start (the previous reading, when behind
+// schedule) to its end, and the latency runs from the scheduled send time
+// (no coordinated omission); behind schedule the requester reads no extra
+// clock. The fake monotonic clock (1 ms per reading) is far slower than
+// the schedule (1e9 requests/s).
+func TestRequestOpenLoopClock(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 2000
+	cfg.RequestRate = 1e9
+	var clk fakeClock
+	cfg.monotonic = clk.read
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first request may find its send time still ahead of the first
+	// reading and read the clock once more.
+	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got < want || got > want+1 {
+		t.Errorf("%d clock readings for %d requests, want %d or %d", got, cfg.Requests, want, want+1)
+	}
+	var maxLat int64
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Service == nil || o.Service.Min != 1000 || o.Service.Max != 1000 {
+			t.Errorf("%s: service time %+v, want 1000 us each", o.Op, o.Service)
+		}
+		maxLat = max(maxLat, o.Latency.Max)
+	}
+	// The schedule is ~2 us long; the last request ends ~2000 ms in.
+	if lo := cfg.Requests * 990; maxLat < lo {
+		t.Errorf("largest latency %d us, want >= %d (measured from the scheduled send)", maxLat, lo)
+	}
+}
+
+// TestRequestLinkTimeIsWallClock: with the real monotonic clock, link and
+// node times follow Config.Now (read once at the start of the phase), not
+// the process's wall clock, and never decrease.
+func TestRequestLinkTimeIsWallClock(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	ts := &timeStore{Store: discard.New()}
+	t0 := time.Now()
+	if _, err := Request(context.Background(), cfg, ts); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(t0)
+	lo := fixedClock()
+	hi := lo.Add(elapsed)
+	var lastMs, lastS int64
+	for i, v := range ts.times {
+		switch {
+		case v < 0:
+		case isNodeTime(v):
+			if v < lo.Unix() || v > hi.Unix() || v < lastS {
+				t.Fatalf("request %d: node time %d s, want %d..%d, >= %d", i, v, lo.Unix(), hi.Unix(), lastS)
+			}
+			lastS = v
+		default:
+			if v < lo.UnixMilli() || v > hi.UnixMilli() || v < lastMs {
+				t.Fatalf("request %d: link time %d ms, want %d..%d, >= %d", i, v, lo.UnixMilli(), hi.UnixMilli(), lastMs)
+			}
+			lastMs = v
+		}
+	}
+}
+
+// TestOpForTable: pickOp's table-started search gives the operation of the
+// plain linear search (the first cumulative share exceeding U*100) for
+// random draws and for draws next to every threshold and bucket edge, with
+// the shipped mix and with mixes whose thresholds fall on bucket edges or
+// repeat (zero shares).
+func TestOpForTable(t *testing.T) {
+	linear := func(u float64, th *[10]float64) stats.Op {
+		x := u * 100
+		for i := 0; i < 9; i++ {
+			if x < th[i] {
+				return opOrder[i]
+			}
+		}
+		return opOrder[9]
+	}
+	mixes := [][10]float64{}
+	var shipped [10]float64
+	sum := 0.0
+	def := DefaultConfig()
+	for i, p := range def.Mix.shares() {
+		sum += *p
+		shipped[i] = sum
+	}
+	mixes = append(mixes, shipped,
+		[10]float64{25, 25, 50, 50, 50, 62.5, 75, 75, 100, 100}, // on bucket edges, zero shares
+		[10]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 100},
+		[10]float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100},
+		[10]float64{1e-9, 0.39, 0.390625, 0.3906250000001, 10, 20, 30, 99.99999999, 99.999999999999, 100})
+	r := rand.New(5)
+	for mi, th := range mixes {
+		start := opStarts(&th)
+		check := func(u float64) {
+			if !(u >= 0 && u < 1) {
+				return
+			}
+			if got, want := opFor(u, &th, &start), linear(u, &th); got != want {
+				t.Fatalf("mix %d: opFor(%v) = %v, linear search %v", mi, u, got, want)
+			}
+		}
+		for i := 0; i < 200_000; i++ {
+			check(r.Float64())
+		}
+		var edges []float64
+		for _, c := range th {
+			edges = append(edges, c/100)
+		}
+		for b := 0; b <= opBuckets; b++ {
+			edges = append(edges, float64(b)/opBuckets)
+		}
+		for _, e := range edges {
+			u := e
+			for k := 0; k < 4; k++ {
+				check(u)
+				u = math.Nextafter(u, 0)
+			}
+			u = e
+			for k := 0; k < 4; k++ {
+				u = math.Nextafter(u, 1)
+				check(u)
+			}
+		}
+	}
+}
+
+// slowLogHandler is a slog handler whose every record advances a fake
+// clock by 100 ms: logging slower than any request.
+type slowLogHandler struct{ clock *atomic.Int64 }
+
+func (h slowLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h slowLogHandler) Handle(context.Context, slog.Record) error {
+	h.clock.Add(100)
+	return nil
+}
+func (h slowLogHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h slowLogHandler) WithGroup(string) slog.Handler      { return h }
+
+// failEvery fails every n-th store call of the request phase (node reads
+// and list queries only, which every mix has).
+type failEvery struct {
+	store.Store
+	n, calls int
+}
+
+func (s *failEvery) fail() bool { s.calls++; return s.calls%s.n == 0 }
+func (s *failEvery) GetNode(ctx context.Context, t int32, id int64) (store.Node, bool, error) {
+	if s.fail() {
+		return store.Node{}, false, errors.New("injected failure")
+	}
+	return s.Store.GetNode(ctx, t, id)
+}
+func (s *failEvery) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	if s.fail() {
+		return nil, errors.New("injected failure")
+	}
+	return s.Store.GetLinkList(ctx, r, dst)
+}
+
+// TestRequestBookkeepingNotTimed: the logging of a failed request and of
+// progress lines (slow: 100 ms of a fake clock each) is not charged to the
+// next request, which reads the clock at its start instead; every latency
+// stays one reading to the next (1 ms).
+func TestRequestBookkeepingNotTimed(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	cfg.ReqProgressInterval = 500
+	cfg.MaxFailedRequests = -1
+	var ms, reads atomic.Int64
+	cfg.monotonic = func() time.Duration {
+		reads.Add(1)
+		return time.Duration(ms.Add(1)-1) * time.Millisecond
+	}
+	cfg.Logger = slog.New(slowLogHandler{&ms})
+	cfg.MaxTime = time.Hour
+	st := &failEvery{Store: discard.New(), n: 7}
+	rep, err := Request(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Request.Errors == 0 {
+		t.Fatal("no failed requests")
+	}
+	for _, o := range rep.Ops {
+		if !o.Op.IsRequest() || o.Count() == 0 {
+			continue
+		}
+		if o.Latency.Count > 0 && (o.Latency.Min != 1000 || o.Latency.Max != 1000) {
+			t.Errorf("%s: latency %d..%d us, want 1000 (bookkeeping excluded)", o.Op, o.Latency.Min, o.Latency.Max)
+		}
+		if o.ErrorLatency.Count > 0 && (o.ErrorLatency.Min != 1000 || o.ErrorLatency.Max != 1000) {
+			t.Errorf("%s: error latency %d..%d us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
+		}
+	}
+	// RANGE_SIZE: one size per GET_LINKS_LIST that did not fail.
+	gl, _ := rep.Op(stats.GetLinksList)
+	rs, _ := rep.Op(stats.RangeSize)
+	if gl.Errors == 0 || rs.Count() != gl.Successes+gl.Misses {
+		t.Errorf("RANGE_SIZE has %d sizes for %d GET_LINKS_LIST (%d failed)", rs.Count(), gl.Count(), gl.Errors)
+	}
+	// One reading per request, plus one after each logged failure, each
+	// progress line and the first request of each operation.
+	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval+opKinds(rep); got > max {
+		t.Errorf("%d clock readings, want at most %d", got, max)
 	}
 }

@@ -52,6 +52,7 @@ type workload struct {
 	cursors            *distributions.RealCursors // Java mode: the REAL access cursors of the run
 	multiget           distributions.Distribution // nil: one id2 per multiget
 	thresholds         [10]float64                // cumulative mix, LinkBench order
+	opStart            [opBuckets]uint8           // pickOp's first candidate threshold per bucket of U
 	pHistory           float64                    // getlinklist_history / 100
 }
 
@@ -211,6 +212,7 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 		sum += *p
 		w.thresholds[i] = sum
 	}
+	w.opStart = opStarts(&w.thresholds)
 	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
 	return w, nil
 }

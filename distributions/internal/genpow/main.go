@@ -4,7 +4,9 @@
 // the points 1 + j/128 rounded to 9 significant bits with -ln(inv_j). Every
 // value is computed with math/big at 300 bits and written as a double-double
 // (hi + lo, hi = the float64 nearest the value, lo = the float64 nearest the
-// rest).
+// rest). It also writes the table of zipfPow's logarithm: reciprocals inv_j
+// of the centres 1 + (j+1/2)/256 of [1, 2) in 256 steps (the nearest
+// float64), with -ln(inv_j) as a double-double.
 //
 // Usage (from the distributions directory; "go generate" runs it):
 //
@@ -120,6 +122,19 @@ func main() {
 	for j := lo; j <= hi; j++ {
 		c := 1 + float64(j)/128
 		inv := round8(1 / c)
+		l := ln(newF(inv))
+		l.Neg(l)
+		h, w := split(l)
+		fmt.Fprintf(&b, "\t{%#x, %#x, %#x},\n", inv, h, w)
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("// lnMantTable[j] for j = 0..255 covers the mantissas m in\n")
+	b.WriteString("// [1 + j/256, 1 + (j+1)/256): {inv, -ln(inv) hi, -ln(inv) lo}, inv = the\n")
+	b.WriteString("// float64 nearest 1/(1 + (j+1/2)/256) (zipfPow's logarithm). Read-only.\n")
+	b.WriteString("var lnMantTable = [256][3]float64{\n")
+	for j := 0; j < 256; j++ {
+		c := newF(0).Add(newF(1), newF((float64(j)+0.5)/256))
+		inv, _ := newF(0).Quo(newF(1), c).Float64()
 		l := ln(newF(inv))
 		l.Neg(l)
 		h, w := split(l)
