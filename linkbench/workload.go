@@ -409,8 +409,8 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 }
 
 // workerSessions opens, for each of n workers, a session of every
-// database store (store.OpenSession: the store itself for stores without
-// sessions), a few at a time. closeAll closes them; on error the sessions
+// database store that has store.Sessions (the others are used as they
+// are), a few at a time. closeAll closes them; on error the sessions
 // already opened are closed.
 func workerSessions(ctx context.Context, stores []store.Store, n int) (sessions [][]store.Store, closeAll func(), err error) {
 	opened := make([][]store.Session, n)
@@ -430,6 +430,9 @@ func workerSessions(ctx context.Context, stores []store.Store, n int) (sessions 
 	g.SetLimit(8)
 	for i := range opened {
 		for d, st := range stores {
+			if _, ok := store.AsSessions(st); !ok {
+				continue // the store itself, without a wrapper on the hot path
+			}
 			g.Go(func() error {
 				s, err := store.OpenSession(gctx, st)
 				if err != nil {
@@ -449,6 +452,9 @@ func workerSessions(ctx context.Context, stores []store.Store, n int) (sessions 
 		sessions[i] = make([]store.Store, len(ws))
 		for d, s := range ws {
 			sessions[i][d] = s
+			if s == nil {
+				sessions[i][d] = stores[d]
+			}
 		}
 	}
 	return sessions, closeAll, nil
