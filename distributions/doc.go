@@ -8,11 +8,12 @@
 // ids, the id2 chooser, the payload fillers (Motif and Uniform) and
 // LinkBench's master seeding generator (SHA1PRNG).
 //
-// Behaviour follows the LinkBench reference (LINKBENCH.md, sections 5.4,
-// 6.6-6.8, 7 and 8); section numbers in the documentation below refer to it.
-// Where the reference lists a bug to fix (§11.2) the fixed behaviour is the
-// one implemented here and the documentation says so; deliberate quirks that
-// shape the workload (§11.1) are kept.
+// Behaviour follows LinkBench's (docs/behaviour.md in this repository,
+// sections 5.4, 6.6-6.8, 7 and 8); section numbers in the documentation
+// below refer to it. Each quirk of §11 that this package meets is kept or
+// fixed as its documentation says, per random mode: for instance the default
+// mode gives each requester its own cursors for REAL access (a fix of quirk
+// §11.1-7) but keeps the built-in access modes' arithmetic (quirk §11.2-12).
 //
 // # Random sources
 //

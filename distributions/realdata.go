@@ -359,7 +359,7 @@ func lowerBoundFloat(a []float64, lo, hi int, x float64) int {
 // inverse CDF of §7.6), or the last point when u exceeds every P_i (which a
 // file whose last percent is 100 - 1e-9 could otherwise cause).
 func (s *section) index(u float64) int {
-	// LinkBench quirk §11.1-5 (no interpolation: a step lookup of the inverse CDF): kept in both modes.
+	// The step lookup of §7.6 (no interpolation), which causes quirk §11.1-5: kept in both modes.
 	b := int(u * guideBuckets)
 	if b < 0 {
 		b = 0

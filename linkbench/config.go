@@ -104,14 +104,15 @@ const (
 	// (a load chunk, the node loader of a database, a requester), so a load
 	// is a pure function of (config, load_random_seed) for any number of
 	// loaders, and a requester's calls a pure function of (config,
-	// request_random_seed, requester index). The fixes of reference §11.2
-	// apply.
+	// request_random_seed, requester index). Most quirks of reference
+	// §11.2 are fixed (docs/behaviour.md says which, item by item).
 	RNGFast RNGMode = "fast"
 	// RNGJava is the Java-compatible mode: java.util.Random sources seeded
 	// from a SHA1PRNG master as LinkBench seeds them (reference §5.1, §6.1,
 	// Appendix A), LinkBench's chunk order and draw order (Appendix B) and
-	// its quirks that shape the streams (§11.1, and §11.2-15 for the history
-	// cache), so that a run's store calls match the Java benchmark's with
+	// its quirks that shape the streams (§11.1, and of §11.2 those that
+	// change draws or ids: 11.2-2, 11.2-13, 11.2-14, 11.2-15 and 11.2-24),
+	// so that a run's store calls match the Java benchmark's with
 	// the same seeds call for call. As in Java, a load is reproducible only
 	// with loaders = 1 (all chunks share one generator), and REAL access
 	// distributions only with requesters = 1 (their cursors are shared). It

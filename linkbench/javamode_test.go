@@ -67,7 +67,7 @@ func traceLines(s string) []string {
 }
 
 // isBatchHeader reports whether a trace line is a batch header, which
-// comparisons ignore (TRACE-FORMAT.md).
+// comparisons ignore (see Tracer).
 func isBatchHeader(l string) bool {
 	_, rest, _ := strings.Cut(l, " ")
 	for _, h := range []string{"addBulkLinks ", "addBulkCounts ", "bulkAddNodes ", "resetNodeStore "} {

@@ -14,8 +14,9 @@ import (
 
 // Tracer writes a store-call trace: every call that a store returned by
 // Wrap receives, one line per call (one per row for bulk inserts), in the
-// format of the reference's TRACE-FORMAT.md, so that a run can be diffed
-// against the Java benchmark's (reference §10.3) or against another run.
+// format LinkBench's calls were logged in (described below), so that a run
+// can be diffed against the Java benchmark's (reference §10.3) or against
+// another run.
 //
 // Each line starts with the tag of the worker that made the call, taken
 // from the call's context (WorkerFromContext): l<N> for load-phase worker

@@ -16,8 +16,8 @@ import (
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
-// TestTracerFormat: every store call's line, with the worker tags of
-// TRACE-FORMAT.md.
+// TestTracerFormat: every store call's line, with the worker tags of the
+// trace format (see Tracer).
 func TestTracerFormat(t *testing.T) {
 	var buf bytes.Buffer
 	tr := NewTracer(&buf)

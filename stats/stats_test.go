@@ -73,7 +73,7 @@ func TestGoldenHDRLineAndCSV(t *testing.T) {
 	}
 }
 
-// Reference §10.2 "HDR CSV": Hdr(8 threads, 3 digits, max 100), ADD_LINK
+// Reference §10.1 "HDR CSV": Hdr(8 threads, 3 digits, max 100), ADD_LINK
 // values 1..100; and the empty cases.
 func TestGoldenCSVAddLink(t *testing.T) {
 	recs := make([]*Recorder, 8)
