@@ -31,7 +31,8 @@ func (e *ConfigError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("config: %s%s: %s", e.Key, where, e.Reason)
 	}
-	return fmt.Sprintf("config: %s = %q%s: %s", e.Key, e.Value, where, e.Reason)
+	// A value that is binary or very long is described, not repeated.
+	return fmt.Sprintf("config: %s = %s%s: %s", e.Key, describe(e.Value), where, e.Reason)
 }
 
 // Seed is an optional random seed (LinkBench's load_random_seed and

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/linkbench-go/linkbench/distributions"
 )
@@ -431,7 +430,7 @@ func (c *Config) set(keys map[string]keyDef, key, value string) error {
 
 func unknownKey(keys map[string]keyDef, key string) error {
 	if !printable(key) {
-		return &ConfigError{Key: strconv.Quote(key), Reason: "unknown key (the file is not a .properties text file?)"}
+		return &ConfigError{Key: describe(key), Reason: "unknown key (the file is not a .properties text file?)"}
 	}
 	reason := "unknown key"
 	if best := closestKey(keys, key); best != "" {
@@ -468,16 +467,6 @@ func closestKey(keys map[string]keyDef, key string) string {
 		}
 	}
 	return ""
-}
-
-// printable reports whether s is safe to echo to a terminal.
-func printable(s string) bool {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return len(s) <= 200
 }
 
 // editDistance is the Levenshtein distance between a and b (bytes).

@@ -236,13 +236,13 @@ func (w *workload) loadRealData() error {
 			path = p
 		}
 	}
-	d, err := distributions.LoadRealData(path)
+	d, err := loadDataFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
 			w.useBuiltin("data_file " + w.cfg.DataFile + " not found")
 			return nil
 		}
-		return &ConfigError{Key: "data_file", Value: w.cfg.DataFile, Reason: err.Error()}
+		return dataFileError(w.cfg.DataFile, path, err)
 	}
 	w.real = d
 	w.cfg.DataFile = path

@@ -1,0 +1,113 @@
+package linkbench
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// textOnly reports whether s has no escaped or raw control bytes.
+func textOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return !strings.Contains(s, `\x`)
+}
+
+// TestReadPropertiesBOM: a file saved with a UTF-8 byte order mark reads
+// as without it (the first key is not "\ufeffmaxid1").
+func TestReadPropertiesBOM(t *testing.T) {
+	got := readProps(t, "\xef\xbb\xbfmaxid1 = 1001\nloaders=2\n")
+	if got["maxid1"] != "1001" || got["loaders"] != "2" || len(got) != 2 {
+		t.Errorf("with a BOM: %q", got)
+	}
+	p := writeFile(t, t.TempDir(), "bom.properties", "\xef\xbb\xbf# comment\nmaxid1 = 1001\n")
+	cfg, err := ParseProperties(p, PropertiesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MaxID1 != 1001 {
+		t.Errorf("maxid1 = %d, want 1001", cfg.MaxID1)
+	}
+}
+
+// TestReadPropertiesBinary: binary input is refused with its line and the
+// offending byte, and the error never repeats the data.
+func TestReadPropertiesBinary(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		line int
+	}{
+		{"\x7fELF\x02\x01\x01\x00\x00rest", 1},
+		{"a=1\nb=2\nc=\x00\x01\x02\n", 3},
+		{"a=1\r\nk\x1b[31m=red\n", 2},
+	} {
+		_, err := ReadProperties(strings.NewReader(c.in))
+		var se *PropertySyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("ReadProperties(%q) = %v, want *PropertySyntaxError", c.in, err)
+			continue
+		}
+		if se.Line != c.line || !strings.Contains(se.Msg, "binary data") {
+			t.Errorf("ReadProperties(%q): line %d %q, want line %d and \"binary data\"", c.in, se.Line, se.Msg, c.line)
+		}
+		if !textOnly(err.Error()) {
+			t.Errorf("the error echoes the data: %q", err)
+		}
+	}
+	// Tabs, form feeds and all line endings are text.
+	if got := readProps(t, "a\t=\f1\r\nb=2\rc=3"); len(got) != 3 {
+		t.Errorf("text with tab, form feed, CR: %q", got)
+	}
+	// A file names file:line.
+	dir := t.TempDir()
+	p := writeFile(t, dir, "bin.properties", "maxid1=5\n\x00\x01\x02\x03")
+	_, err := ParseProperties(p, PropertiesOptions{})
+	if err == nil || !strings.Contains(err.Error(), p+":2: binary data (byte 0x00)") {
+		t.Errorf("binary file: %v", err)
+	}
+}
+
+// TestConfigErrorDescribesBinary: a value or key that is not printable is
+// described by its length, not repeated.
+func TestConfigErrorDescribesBinary(t *testing.T) {
+	cfg := DefaultConfig()
+	err := cfg.Set("maxid1", "12\x00\x01")
+	if err == nil || strings.Contains(err.Error(), "\x00") || strings.Contains(err.Error(), `\x00`) ||
+		!strings.Contains(err.Error(), "<4 bytes with non-printable characters>") {
+		t.Errorf("binary value: %q", err)
+	}
+	err = cfg.Set("max\x01id1", "5")
+	if err == nil || strings.Contains(err.Error(), "\x01") || strings.Contains(err.Error(), `\x01`) {
+		t.Errorf("binary key: %q", err)
+	}
+	long := strings.Repeat("9", 300)
+	if err := cfg.Set("maxid1", long); err == nil || strings.Contains(err.Error(), long) ||
+		!strings.Contains(err.Error(), "<300 bytes>") {
+		t.Errorf("long value: %q", err)
+	}
+}
+
+// TestDataFileErrorsNameLine: a malformed data_file names file:line, and a
+// binary one is described without its bytes.
+func TestDataFileErrorsNameLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.dat", "nlinks\n1 50\n\n  2 40\n3 100\n")
+	bin := writeFile(t, dir, "bin.dat", "\x7fELF\x02\x01\x01\x00\x00\x00")
+	for _, c := range []struct{ path, where string }{{bad, bad + ":4"}, {bin, bin + ":1"}} {
+		cfg := DefaultConfig()
+		cfg.MaxID1 = 1001
+		cfg.DataFile = c.path
+		err := Check(cfg, false)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Key != "data_file" || ce.Where != c.where {
+			t.Errorf("%s: %v, want data_file at %s", c.path, err, c.where)
+		}
+		if err != nil && !textOnly(err.Error()) {
+			t.Errorf("%s: the error echoes binary data: %q", c.path, err)
+		}
+	}
+}
