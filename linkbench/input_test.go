@@ -2,6 +2,8 @@ package linkbench
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -88,6 +90,30 @@ func TestConfigErrorDescribesBinary(t *testing.T) {
 	if err := cfg.Set("maxid1", long); err == nil || strings.Contains(err.Error(), long) ||
 		!strings.Contains(err.Error(), "<300 bytes>") {
 		t.Errorf("long value: %q", err)
+	}
+}
+
+// TestParsePropertiesNoKeys: a configuration file without keys (empty,
+// /dev/null, comments only) is refused instead of running the default
+// ten-million-node workload; so is such a workload_file.
+func TestParsePropertiesNoKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{
+		writeFile(t, dir, "empty.properties", ""),
+		writeFile(t, dir, "comments.properties", "# nothing here\n! nor here\n\n"),
+		writeFile(t, dir, "bom-only.properties", "\xef\xbb\xbf"),
+		os.DevNull,
+	} {
+		_, err := ParseProperties(p, PropertiesOptions{})
+		var fe *FileError
+		if !errors.Is(err, ErrNoKeys) || !errors.As(err, &fe) || fe.Path != p {
+			t.Errorf("ParseProperties(%s) = %v, want a *FileError wrapping ErrNoKeys", p, err)
+		}
+	}
+	main := writeFile(t, dir, "main.properties", "maxid1 = 1001\nworkload_file = "+filepath.Join(dir, "empty.properties")+"\n")
+	_, err := ParseProperties(main, PropertiesOptions{})
+	if !errors.Is(err, ErrNoKeys) || !strings.Contains(err.Error(), "workload_file") {
+		t.Errorf("empty workload_file: %v", err)
 	}
 }
 
