@@ -278,6 +278,9 @@ type Config struct {
 	// phase's monotonic clock: it returns the time elapsed since the start
 	// of the phase (requesters call it from their own goroutines).
 	monotonic func() time.Duration
+	// origins maps each key ParseProperties set to where it was set
+	// ("file:line" or "-D"), so that range errors name it too.
+	origins map[string]string
 }
 
 // DefaultConfig returns the configuration of the maintained LinkBench fork
@@ -368,9 +371,15 @@ const DefaultDataFile = "config/Distribution.dat"
 
 // Validate checks every value against its allowed range and the
 // consistency rules LinkBench enforces, returning the first problem as a
-// *ConfigError naming the key. It does not read the data file or build the
-// distributions: Load and Request do that (and report errors the same way).
+// *ConfigError naming the key (and, for a configuration ParseProperties
+// read, the file:line or -D that set it). It does not read the data file or
+// build the distributions: Load and Request do that (and report errors the
+// same way).
 func (c *Config) Validate() error {
+	return c.locate(c.validate())
+}
+
+func (c *Config) validate() error {
 	bad := func(key string, v any, reason string) error {
 		return &ConfigError{Key: key, Value: fmt.Sprint(v), Reason: reason}
 	}

@@ -117,6 +117,61 @@ func TestParsePropertiesNoKeys(t *testing.T) {
 	}
 }
 
+// TestRangeErrorsNameFileLine: a value that parses but is out of range
+// names where it was set (file:line or -D), for Validate's checks and for
+// the distributions' parameters checked by Check; a group key (the
+// operation mix) names the lines of its members.
+func TestRangeErrorsNameFileLine(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "range.properties", "maxid1 = 1001\n# a comment\nloaders = 0\n")
+	cfg, err := ParseProperties(p, PropertiesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *ConfigError
+	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "loaders" || ce.Where != p+":3" {
+		t.Errorf("Validate: %v, want loaders at %s:3", err, p)
+	}
+	if err := Check(cfg, false); !errors.As(err, &ce) || ce.Where != p+":3" {
+		t.Errorf("Check: %v, want %s:3", err, p)
+	}
+
+	// An alias key is located under the key Validate names.
+	p = writeFile(t, dir, "alias.properties", "maxid1 = 1001\nmysql_bulk_insert_batch = 0\n")
+	if cfg, err = ParseProperties(p, PropertiesOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "bulk_insert_count" || ce.Where != p+":2" {
+		t.Errorf("alias: %v, want bulk_insert_count at %s:2", err, p)
+	}
+
+	// -D.
+	if cfg, err = ParseProperties(p, PropertiesOptions{Overrides: map[string]string{"requesters": "-1", "mysql_bulk_insert_batch": "5"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "requesters" || ce.Where != "-D" {
+		t.Errorf("-D: %v, want requesters at -D", err)
+	}
+
+	// A distribution parameter, checked when the distributions are built.
+	p = writeFile(t, dir, "shape.properties", "maxid1 = 1001\nread_shape = -3\n")
+	if cfg, err = ParseProperties(p, PropertiesOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(cfg, true); !errors.As(err, &ce) || ce.Key != "read_shape" || ce.Where != p+":2" {
+		t.Errorf("distribution parameter: %v, want read_shape at %s:2", err, p)
+	}
+
+	// The mix: lines of the members, per file.
+	mix := filepath.Join("testdata", "bad-mix.properties")
+	if cfg, err = ParseProperties(mix, PropertiesOptions{Overrides: map[string]string{"getnode": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); !errors.As(err, &ce) || !strings.HasPrefix(ce.Where, mix+":") || !strings.HasSuffix(ce.Where, ", -D") {
+		t.Errorf("mix: %v, want the lines of %s and -D", err, mix)
+	}
+}
+
 // TestDataFileErrorsNameLine: a malformed data_file names file:line, and a
 // binary one is described without its bytes.
 func TestDataFileErrorsNameLine(t *testing.T) {

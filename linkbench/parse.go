@@ -126,15 +126,18 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		s := merged[k]
+		where := "-D"
+		if s.file != "-D" {
+			where = fmt.Sprintf("%s:%d", s.file, s.line)
+		}
 		if err := cfg.set(keys, k, s.value); err != nil {
 			var ce *ConfigError
-			if errors.As(err, &ce) && s.file != "-D" {
-				ce.Where = fmt.Sprintf("%s:%d", s.file, s.line)
-			} else if ce != nil {
-				ce.Where = "-D"
+			if errors.As(err, &ce) {
+				ce.Where = where
 			}
 			return cfg, err
 		}
+		cfg.setOrigin(k, where)
 	}
 
 	dataDir := opts.WorkDir

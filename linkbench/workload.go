@@ -92,8 +92,17 @@ func Check(cfg Config, request bool) error {
 }
 
 // prepare validates cfg and builds what the phases need. forRequest also
-// builds the request-phase distributions. Every error is a *ConfigError.
+// builds the request-phase distributions. Every error is a *ConfigError,
+// naming where its key was set when ParseProperties read it.
 func prepare(cfg Config, forRequest bool) (*workload, error) {
+	w, err := prepareWorkload(cfg, forRequest)
+	if err != nil {
+		return nil, cfg.locate(err)
+	}
+	return w, nil
+}
+
+func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
