@@ -231,6 +231,11 @@ type Config struct {
 	MultigetDistMin    int64         // link_multiget_dist_min (1)
 	MultigetDistMax    int64         // link_multiget_dist_max (128)
 	NeverChange        bool          // never_change: the legacy (original 2011) workload rules (false)
+	// AllowEmptyStore is allow_empty_store (a linkbench-go key): run the
+	// request phase even when a database holds no node in [startid1,
+	// maxid1), that is, on a graph that was not loaded (false: Request
+	// refuses, see ErrEmptyStore).
+	AllowEmptyStore bool
 
 	// RNG is rng: the random mode, RNGFast (the default) or RNGJava (draw
 	// for draw LinkBench's streams). "" means RNGFast.
@@ -690,6 +695,7 @@ func (c *Config) Properties() []Property {
 	i64("link_multiget_dist_min", c.MultigetDistMin)
 	i64("link_multiget_dist_max", c.MultigetDistMax)
 	boolean("never_change", c.NeverChange)
+	boolean("allow_empty_store", c.AllowEmptyStore)
 
 	add("dbprefix", c.DBPrefix)
 	i64("dbcount", int64(c.DBCount))

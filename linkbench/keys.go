@@ -295,6 +295,7 @@ func allKeys() map[string]keyDef {
 		int64Key("link_multiget_dist_min", func(c *Config) *int64 { return &c.MultigetDistMin }),
 		int64Key("link_multiget_dist_max", func(c *Config) *int64 { return &c.MultigetDistMax }),
 		boolKey("never_change", func(c *Config) *bool { return &c.NeverChange }),
+		boolKey("allow_empty_store", func(c *Config) *bool { return &c.AllowEmptyStore }),
 		{name: "rng", set: func(c *Config, k, v string) error {
 			switch strings.ToLower(v) {
 			case "fast":
