@@ -168,6 +168,11 @@ type StoreConfig struct {
 	// DisableBinlogLoad is MySQL_disable_binlog_load (also accepted in
 	// lower case): turn the binary log off for load sessions.
 	DisableBinlogLoad bool
+	// MemoryLimitMB is memory_limit_mb (a linkbench-go key): the in-memory
+	// store refuses a load whose estimated size (EstimateGraph) exceeds this
+	// many MiB; 0 (the default) means the machine's memory. Set it above
+	// the machine's memory to try a load anyway.
+	MemoryLimitMB int64
 }
 
 // Config is a LinkBench run's configuration: the workload (graph shape,
@@ -495,6 +500,9 @@ func (c *Config) validate() error {
 	if c.Store.Port < 0 || c.Store.Port > 65535 {
 		return bad("port", c.Store.Port, "must be in 0..65535")
 	}
+	if c.Store.MemoryLimitMB < 0 {
+		return bad("memory_limit_mb", c.Store.MemoryLimitMB, "must be >= 0 MiB (0: the machine's memory)")
+	}
 	return nil
 }
 
@@ -721,5 +729,6 @@ func (c *Config) Properties() []Property {
 	i64("port", int64(st.Port))
 	boolean("check_count", st.CheckCount)
 	boolean("mysql_disable_binlog_load", st.DisableBinlogLoad)
+	i64("memory_limit_mb", st.MemoryLimitMB)
 	return p
 }

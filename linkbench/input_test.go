@@ -192,3 +192,45 @@ func TestDataFileErrorsNameLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateGraph: an exact count equals the loaded graph of an
+// arithmetic out-degree; the sample of a larger graph agrees with the
+// exact count at the boundary; dbcount and generate_nodes are applied.
+func TestEstimateGraph(t *testing.T) {
+	cfg := smallConfig(1001)
+	cfg.NLinksFunc, cfg.NLinksDefault = "const", 5 // 2 per type: 4 per id1
+	e, err := EstimateGraph(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Nodes != 1000 || e.Links != 4000 || e.Lists != 2000 || e.Sampled || e.LinkData <= 0 || e.NodeData <= 0 {
+		t.Errorf("const 5, 1000 id1s: %+v", e)
+	}
+	cfg.DBCount, cfg.GenerateNodes = 3, false
+	if e, err = EstimateGraph(cfg); err != nil || e.Nodes != 0 || e.Links != 12000 || e.NodeData != 0 {
+		t.Errorf("dbcount 3, no nodes: %+v %v", e, err)
+	}
+	cfg.DBCount, cfg.GenerateNodes = 1, true
+	cfg.MaxID1 = 1 + 3<<20
+	if e, err = EstimateGraph(cfg); err != nil || !e.Sampled || e.Links != 4*(3<<20) || e.Lists != 2*(3<<20) {
+		t.Errorf("const 5, sampled: %+v %v", e, err)
+	}
+	// The real out-degree (built-in model): sampled just above the
+	// boundary, exact just below.
+	real := smallConfig(1 + estimateExact)
+	exact, err := EstimateGraph(real)
+	if err != nil || exact.Sampled {
+		t.Fatal(exact, err)
+	}
+	real.MaxID1++
+	sampled, err := EstimateGraph(real)
+	if err != nil || !sampled.Sampled {
+		t.Fatal(sampled, err)
+	}
+	if d := float64(sampled.Links-exact.Links) / float64(exact.Links); d < -0.01 || d > 0.01 {
+		t.Errorf("sampled %d links, exact %d (one id1 fewer)", sampled.Links, exact.Links)
+	}
+	if _, err := EstimateGraph(smallConfig(1)); err == nil {
+		t.Error("maxid1 = startid1: no error")
+	}
+}

@@ -362,6 +362,7 @@ func allKeys() map[string]keyDef {
 		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount }),
 		boolKey("mysql_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
 		boolKey("MySQL_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
+		int64Key("memory_limit_mb", func(c *Config) *int64 { return &c.Store.MemoryLimitMB }),
 	}
 	// Keys of LinkBench stores that linkbench-go does not provide (MongoDB,
 	// the RocksDB Thrift server): accepted so that such a file fails on its
