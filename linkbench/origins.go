@@ -86,3 +86,16 @@ func (c *Config) locate(err error) error {
 	ce.Where = strings.Join(parts, ", ")
 	return err
 }
+
+// KeyOrigin returns where ParseProperties read key: "file:line", "-D", or
+// "" when the key was not read from a file or override (a default, or a
+// value set in Go). Tools that check a value against something outside the
+// configuration (a server's limits) use it to name the line to change.
+func (c *Config) KeyOrigin(key string) string {
+	if canon, ok := keyAliases[key]; ok {
+		if w, ok := c.origins[canon]; ok {
+			return w
+		}
+	}
+	return c.origins[key]
+}
