@@ -229,7 +229,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "linkbench:", redact(err.Error(), dsn, password))
 		var ue usageError
 		var ce *linkbench.ConfigError
-		if errors.As(err, &ue) || errors.As(err, &ce) {
+		if errors.As(err, &ue) || errors.As(err, &ce) || errors.Is(err, linkbench.ErrEmptyStore) {
 			return 2
 		}
 		return 1
@@ -311,6 +311,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer st.close()
+	if err := preflight(ctx, o, &cfg, st); err != nil {
+		return fail(err)
+	}
 	if o.createSchema {
 		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
 			return fail(err)
@@ -320,6 +323,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// LinkBench loads into empty tables: a load over an old graph would
 		// leave its links beside the new counts.
 		if db, full, err := st.hasData(ctx, &cfg); err != nil {
+			if missingSchema(err) {
+				err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+			}
 			return fail(err)
 		} else if full {
 			return fail(usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)})
