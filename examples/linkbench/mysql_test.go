@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -12,18 +11,15 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/linkbench-go/linkbench/internal/testdb"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
-// testDSN returns the DSN of the test server, or skips.
+// testDSN returns the DSN of the shared test server, or skips (fails in
+// CI, see package testdb).
 func testDSN(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("LINKBENCH_TEST_MYSQL_DSN")
-	if dsn == "" {
-		t.Skip("MySQL tests need a server: set LINKBENCH_TEST_MYSQL_DSN to a go-sql-driver DSN of a user " +
-			"allowed to create databases (.ci/mariadb.sh start prints one)")
-	}
-	return dsn
+	return testdb.MySQLDSN(t)
 }
 
 // dropAfter drops the databases prefix0..prefix(n-1) when the test ends.
@@ -121,13 +117,10 @@ func TestMySQLPasswordNeverPrinted(t *testing.T) {
 
 // TestMySQLServerRestart: the server restarts in the middle of a request
 // phase; the run goes on (or stops with a clear error once
-// max_failed_requests is exceeded) and -verify passes afterwards.
+// max_failed_requests is exceeded) and -verify passes afterwards. It runs
+// on the server reserved for restart tests, never the shared one.
 func TestMySQLServerRestart(t *testing.T) {
-	dsn := testDSN(t)
-	restart := os.Getenv("LINKBENCH_TEST_MYSQL_RESTART_CMD")
-	if restart == "" {
-		t.Skip("set LINKBENCH_TEST_MYSQL_RESTART_CMD to a command that restarts the test server (.ci/mariadb.sh start prints one)")
-	}
+	dsn, restart := testdb.RestartableMySQL(t)
 	prefix := uniquePrefix("restart")
 	dropAfter(t, dsn, prefix, 1)
 	base := []string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
