@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -166,4 +167,15 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 			p.what, need, p.workers, cfg.DBCount, max(free, 0), limit, connected, p.key))
 	}
 	return nil
+}
+
+// describe returns s quoted, or, when it holds characters that are not
+// printable (binary input), its length: input is described, never echoed.
+func describe(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Sprintf("<%d bytes with non-printable characters>", len(s))
+		}
+	}
+	return strconv.Quote(s)
 }
