@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store/memstore"
@@ -50,10 +51,15 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 }
 
 // missingSchema reports whether err is MySQL's unknown database (1049) or
-// unknown table (1146).
+// unknown table (1146), or PostgreSQL's undefined table (42P01) or
+// invalid schema name (3F000).
 func missingSchema(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1049 || me.Number == 1146)
+	if errors.As(err, &me) {
+		return me.Number == 1049 || me.Number == 1146
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000")
 }
 
 // located returns a *ConfigError for key with the value and reason,
