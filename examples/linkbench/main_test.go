@@ -121,6 +121,7 @@ func TestBadInput(t *testing.T) {
 		{"-verify alone on memory", []string{"-c", valid, "-verify"}, []string{"-verify"}, nil},
 		{"-verify on discard", []string{"-verify", "-l", "-store", "discard"}, []string{"discard"}, nil},
 		{"-r on an empty memory store", []string{"-c", valid, "-r"}, []string{"-l", "allow_empty_store"}, nil},
+		{"-l -r without nodes", []string{"-c", valid, "-l", "-r", "-D", "generate_nodes=false"}, []string{"generate_nodes", "allow_empty_store"}, nil},
 		// -D values.
 		{"unknown key in -D", []string{"-D", "maxidd1=5"}, []string{"maxidd1"}, nil},
 		{"unknown key suggestion by prefix", []string{"-D", "warmup=5"}, []string{"warmup_time"}, nil},

@@ -35,10 +35,14 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 			return err
 		}
 	}
-	if o.req && !o.load {
+	if o.req && (!o.load || !cfg.GenerateNodes) {
 		// A request phase on a graph that was never loaded measures misses.
+		// (A load with generate_nodes = false adds no nodes: the request
+		// phase after it needs them already, as Request will check.)
 		if err := linkbench.CheckLoaded(ctx, *cfg, st.Store); err != nil {
 			switch {
+			case errors.Is(err, linkbench.ErrEmptyStore) && o.load:
+				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
 			case errors.Is(err, linkbench.ErrEmptyStore):
 				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
 			case missingSchema(err):
