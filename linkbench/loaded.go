@@ -24,7 +24,10 @@ var ErrEmptyStore = errors.New("the graph is not loaded")
 // files can call CheckLoaded first.
 //
 // The check asks the store's store.Checker for its node count and id range
-// (store.AsChecker, so wrappers built on store.Forward keep it). A store
+// (store.AsChecker, so wrappers built on store.Forward keep it): on a SQL
+// store, a count of the node table, which takes seconds for tens of
+// millions of nodes (a caller that knows the graph is loaded can set
+// allow_empty_store to skip it). A store
 // without that capability is not checked: a probe with GetNode could not
 // tell an empty store from one that stores nothing by design (store/discard)
 // or one whose probed nodes were deleted by an earlier request phase, and
