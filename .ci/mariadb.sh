@@ -4,6 +4,7 @@
 #
 # Usage (called):
 #   eval "$(bash .ci/mariadb.sh start)"   # start; prints `export VAR=...` lines on stdout
+#   eval "$(bash .ci/mariadb.sh start-restartable)"  # a second server, for the restart tests only
 #   bash .ci/mariadb.sh restart [BASE]    # restart that server (same datadir and port)
 #   bash .ci/mariadb.sh stop [BASE]       # shut it down and remove its directory
 # Usage (sourced): `. .ci/mariadb.sh start` exports the variables into the
@@ -17,12 +18,21 @@
 # caches, waits until it answers, creates the user `lbtest` (random password,
 # every privilege, allowed to create databases) and exports:
 #   LINKBENCH_TEST_MYSQL_DSN              go-sql-driver DSN: lbtest:PW@tcp(127.0.0.1:PORT)/
-#   LINKBENCH_TEST_MYSQL_RESTART_CMD      a shell command that restarts this server
 #   LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB  1: the tests fail rather than skip without ROCKSDB
 #   LINKBENCH_MARIADB_DIR                 the server's directory (what stop removes)
+# It exits with a non-zero status, printing nothing on stdout, when the server
+# does not start.
+# start-restartable starts another such server for the tests that restart
+# their server (the shared one must stay up for the tests running beside them)
+# and exports instead:
+#   LINKBENCH_TEST_MYSQL_RESTART_DSN      its DSN
+#   LINKBENCH_TEST_MYSQL_RESTART_CMD      a shell command that restarts it
+#   LINKBENCH_MARIADB_RESTART_DIR         its directory (what stop removes)
 # BASE (the directory) defaults to $LINKBENCH_MARIADB_DIR, then to the last
-# server started on this machine (recorded in ${TMPDIR:-/tmp}/linkbench-mariadb.current).
-# Set LINKBENCH_MARIADB_ALLOW_NO_ROCKSDB=1 to start without the ROCKSDB engine.
+# server `start` started on this machine (recorded in ${TMPDIR:-/tmp}/linkbench-mariadb.current).
+# Set LINKBENCH_MARIADB_ALLOW_NO_ROCKSDB=1 to start without the ROCKSDB engine,
+# LINKBENCH_MARIADB_CACHE to the buffer pool and block cache size (default 1G),
+# LINKBENCH_MARIADB_OPTS to extra mariadbd options (split at blanks).
 #
 # The script reads no option file (--no-defaults), so the machine's own
 # MariaDB (port 3306, /etc/mysql) is left alone.
@@ -111,6 +121,12 @@ _lbm_launch() {
 		--max-connections=400
 		--max-allowed-packet=64M
 	)
+	# Extra server options, e.g. LINKBENCH_MARIADB_OPTS='--max-connections=151'.
+	if [ -n "${LINKBENCH_MARIADB_OPTS:-}" ]; then
+		local extra
+		read -r -a extra <<<"$LINKBENCH_MARIADB_OPTS"
+		args+=("${extra[@]}")
+	fi
 	if [ -n "$have_rocksdb" ]; then
 		args+=(--plugin-load-add=ha_rocksdb "--loose-rocksdb-block-cache-size=${LINKBENCH_MARIADB_CACHE:-1G}")
 	fi
@@ -169,23 +185,25 @@ _lbm_base() {
 }
 
 _lbm_start() {
-	local sourced="$1" base
+	local sourced="$1" role="$2" base
 	_lbm_install || return 1
 	base="$(mktemp -d "${TMPDIR:-/tmp}/linkbench-mariadb.XXXXXX")" || return 1
 	: >"$base/.linkbench-mariadb"
-	if ! _lbm_start_in "$sourced" "$base"; then
+	if ! _lbm_start_in "$sourced" "$base" "$role"; then
 		_lbm_shutdown "$base"
 		rm -rf -- "$base"
 		return 1
 	fi
 }
 
-# _lbm_start_in SOURCED BASE: the body of start, in the fresh directory BASE.
+# _lbm_start_in SOURCED BASE ROLE: the body of start (ROLE main) or
+# start-restartable (ROLE restart), in the fresh directory BASE.
 _lbm_start_in() {
-	local sourced="$1" base="$2" port pw script q
+	local sourced="$1" base="$2" role="$3" port pw script q
 	mkdir -p "$base/data" "$base/tmp" || return 1
 	port="$(_lbm_pick_port)" || return 1
-	printf 'PORT=%s\n' "$port" >"$base/state"
+	# restart starts the server again with the same settings.
+	printf 'PORT=%s\nCACHE=%s\nOPTS=%s\n' "$port" "${LINKBENCH_MARIADB_CACHE:-1G}" "${LINKBENCH_MARIADB_OPTS:-}" >"$base/state"
 	_lbm_log "initialising $base/data"
 	if ! mariadb-install-db --no-defaults "--user=$(id -un)" "--datadir=$base/data" \
 		--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
@@ -223,19 +241,29 @@ _lbm_start_in() {
 		return 1
 	fi
 
+	if [ "$role" = restart ]; then
+		script="$(_lbm_script)"
+		printf -v q 'bash %q restart %q' "$script" "$base"
+		export LINKBENCH_MARIADB_RESTART_DIR="$base"
+		export LINKBENCH_TEST_MYSQL_RESTART_DSN="lbtest:$pw@tcp(127.0.0.1:$port)/"
+		export LINKBENCH_TEST_MYSQL_RESTART_CMD="$q"
+		if [ "$sourced" != 1 ]; then
+			printf 'export LINKBENCH_MARIADB_RESTART_DIR=%q\n' "$LINKBENCH_MARIADB_RESTART_DIR"
+			printf 'export LINKBENCH_TEST_MYSQL_RESTART_DSN=%q\n' "$LINKBENCH_TEST_MYSQL_RESTART_DSN"
+			printf 'export LINKBENCH_TEST_MYSQL_RESTART_CMD=%q\n' "$LINKBENCH_TEST_MYSQL_RESTART_CMD"
+		fi
+		_lbm_log "ready (for restart tests): lbtest@tcp(127.0.0.1:$port), directory $base"
+		return 0
+	fi
 	printf '%s\n' "$base" >"$(_lbm_pointer)"
-	script="$(_lbm_script)"
-	printf -v q 'bash %q restart %q' "$script" "$base"
 	export LINKBENCH_MARIADB_DIR="$base"
 	export LINKBENCH_TEST_MYSQL_DSN="lbtest:$pw@tcp(127.0.0.1:$port)/"
-	export LINKBENCH_TEST_MYSQL_RESTART_CMD="$q"
 	if [ -n "$rocks" ]; then
 		export LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB=1
 	fi
 	if [ "$sourced" != 1 ]; then
 		printf 'export LINKBENCH_MARIADB_DIR=%q\n' "$LINKBENCH_MARIADB_DIR"
 		printf 'export LINKBENCH_TEST_MYSQL_DSN=%q\n' "$LINKBENCH_TEST_MYSQL_DSN"
-		printf 'export LINKBENCH_TEST_MYSQL_RESTART_CMD=%q\n' "$LINKBENCH_TEST_MYSQL_RESTART_CMD"
 		[ -n "$rocks" ] && printf 'export LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB=1\n'
 	fi
 	_lbm_log "ready: lbtest@tcp(127.0.0.1:$port), directory $base"
@@ -247,6 +275,11 @@ _lbm_restart() {
 	base="$(_lbm_base "${1:-}")" || return 1
 	port="$(sed -n 's/^PORT=//p' "$base/state")"
 	[ -n "$port" ] || { _lbm_log "no port recorded in $base/state"; return 1; }
+	local LINKBENCH_MARIADB_CACHE="${LINKBENCH_MARIADB_CACHE:-}" LINKBENCH_MARIADB_OPTS="${LINKBENCH_MARIADB_OPTS:-}"
+	if grep -q '^CACHE=' "$base/state"; then
+		LINKBENCH_MARIADB_CACHE="$(sed -n 's/^CACHE=//p' "$base/state")"
+		LINKBENCH_MARIADB_OPTS="$(sed -n 's/^OPTS=//p' "$base/state")"
+	fi
 	_lbm_log "restarting the server of $base"
 	_lbm_shutdown "$base"
 	_lbm_launch "$base" "$port"
@@ -262,8 +295,10 @@ _lbm_stop() {
 		rm -f "$(_lbm_pointer)"
 	fi
 	if [ "${LINKBENCH_MARIADB_DIR:-}" = "$base" ]; then
-		unset LINKBENCH_MARIADB_DIR LINKBENCH_TEST_MYSQL_DSN LINKBENCH_TEST_MYSQL_RESTART_CMD \
-			LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB
+		unset LINKBENCH_MARIADB_DIR LINKBENCH_TEST_MYSQL_DSN LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB
+	fi
+	if [ "${LINKBENCH_MARIADB_RESTART_DIR:-}" = "$base" ]; then
+		unset LINKBENCH_MARIADB_RESTART_DIR LINKBENCH_TEST_MYSQL_RESTART_DSN LINKBENCH_TEST_MYSQL_RESTART_CMD
 	fi
 	return 0
 }
@@ -272,11 +307,12 @@ _lbm_main() {
 	local sourced="$1"
 	shift
 	case "${1:-}" in
-	start) _lbm_start "$sourced" ;;
+	start) _lbm_start "$sourced" main ;;
+	start-restartable) _lbm_start "$sourced" restart ;;
 	restart) _lbm_restart "${2:-}" ;;
 	stop) _lbm_stop "${2:-}" ;;
 	*)
-		_lbm_log "usage: mariadb.sh start | restart [DIR] | stop [DIR]"
+		_lbm_log "usage: mariadb.sh start | start-restartable | restart [DIR] | stop [DIR]"
 		return 2
 		;;
 	esac

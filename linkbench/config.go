@@ -31,7 +31,8 @@ func (e *ConfigError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("config: %s%s: %s", e.Key, where, e.Reason)
 	}
-	return fmt.Sprintf("config: %s = %q%s: %s", e.Key, e.Value, where, e.Reason)
+	// A value that is binary or very long is described, not repeated.
+	return fmt.Sprintf("config: %s = %s%s: %s", e.Key, describe(e.Value), where, e.Reason)
 }
 
 // Seed is an optional random seed (LinkBench's load_random_seed and
@@ -167,6 +168,11 @@ type StoreConfig struct {
 	// DisableBinlogLoad is MySQL_disable_binlog_load (also accepted in
 	// lower case): turn the binary log off for load sessions.
 	DisableBinlogLoad bool
+	// MemoryLimitMB is memory_limit_mb (a linkbench-go key): the in-memory
+	// store refuses a load whose estimated size (EstimateGraph) exceeds this
+	// many MiB; 0 (the default) means the machine's memory. Set it above
+	// the machine's memory to try a load anyway.
+	MemoryLimitMB int64
 }
 
 // Config is a LinkBench run's configuration: the workload (graph shape,
@@ -230,6 +236,11 @@ type Config struct {
 	MultigetDistMin    int64         // link_multiget_dist_min (1)
 	MultigetDistMax    int64         // link_multiget_dist_max (128)
 	NeverChange        bool          // never_change: the legacy (original 2011) workload rules (false)
+	// AllowEmptyStore is allow_empty_store (a linkbench-go key): run the
+	// request phase even when a database holds no node in [startid1,
+	// maxid1), that is, on a graph that was not loaded (false: Request
+	// refuses, see ErrEmptyStore).
+	AllowEmptyStore bool
 
 	// RNG is rng: the random mode, RNGFast (the default) or RNGJava (draw
 	// for draw LinkBench's streams). "" means RNGFast.
@@ -277,6 +288,9 @@ type Config struct {
 	// phase's monotonic clock: it returns the time elapsed since the start
 	// of the phase (requesters call it from their own goroutines).
 	monotonic func() time.Duration
+	// origins maps each key ParseProperties set to where it was set
+	// ("file:line" or "-D"), so that range errors name it too.
+	origins map[string]string
 }
 
 // DefaultConfig returns the configuration of the maintained LinkBench fork
@@ -367,9 +381,15 @@ const DefaultDataFile = "config/Distribution.dat"
 
 // Validate checks every value against its allowed range and the
 // consistency rules LinkBench enforces, returning the first problem as a
-// *ConfigError naming the key. It does not read the data file or build the
-// distributions: Load and Request do that (and report errors the same way).
+// *ConfigError naming the key (and, for a configuration ParseProperties
+// read, the file:line or -D that set it). It does not read the data file or
+// build the distributions: Load and Request do that (and report errors the
+// same way).
 func (c *Config) Validate() error {
+	return c.locate(c.validate())
+}
+
+func (c *Config) validate() error {
 	bad := func(key string, v any, reason string) error {
 		return &ConfigError{Key: key, Value: fmt.Sprint(v), Reason: reason}
 	}
@@ -479,6 +499,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Store.Port < 0 || c.Store.Port > 65535 {
 		return bad("port", c.Store.Port, "must be in 0..65535")
+	}
+	if c.Store.MemoryLimitMB < 0 {
+		return bad("memory_limit_mb", c.Store.MemoryLimitMB, "must be >= 0 MiB (0: the machine's memory)")
 	}
 	return nil
 }
@@ -680,6 +703,7 @@ func (c *Config) Properties() []Property {
 	i64("link_multiget_dist_min", c.MultigetDistMin)
 	i64("link_multiget_dist_max", c.MultigetDistMax)
 	boolean("never_change", c.NeverChange)
+	boolean("allow_empty_store", c.AllowEmptyStore)
 
 	add("dbprefix", c.DBPrefix)
 	i64("dbcount", int64(c.DBCount))
@@ -705,5 +729,6 @@ func (c *Config) Properties() []Property {
 	i64("port", int64(st.Port))
 	boolean("check_count", st.CheckCount)
 	boolean("mysql_disable_binlog_load", st.DisableBinlogLoad)
+	i64("memory_limit_mb", st.MemoryLimitMB)
 	return p
 }

@@ -317,6 +317,7 @@ func TestJavaGoldenRequests(t *testing.T) {
 			cfg.NeverChange = c.legacy
 			cfg.Requests = 25
 			cfg.hooks = &javaHooks{requesterSeed: func(int) int64 { return 42 }}
+			cfg.AllowEmptyStore = true // as the golden trace's Java run: -r on an empty store
 			lines, _ := traceRun(t, func(st store.Store) error {
 				_, err := Request(context.Background(), cfg, st)
 				return err
@@ -374,6 +375,7 @@ func TestJavaModeConfig(t *testing.T) {
 func TestJavaModeReportHeader(t *testing.T) {
 	cfg := javaConfig(t)
 	cfg.Requests = 10
+	cfg.AllowEmptyStore = true
 	rep, err := Request(context.Background(), cfg, memstore.New())
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/linkbench-go/linkbench/distributions"
 )
@@ -296,6 +295,7 @@ func allKeys() map[string]keyDef {
 		int64Key("link_multiget_dist_min", func(c *Config) *int64 { return &c.MultigetDistMin }),
 		int64Key("link_multiget_dist_max", func(c *Config) *int64 { return &c.MultigetDistMax }),
 		boolKey("never_change", func(c *Config) *bool { return &c.NeverChange }),
+		boolKey("allow_empty_store", func(c *Config) *bool { return &c.AllowEmptyStore }),
 		{name: "rng", set: func(c *Config, k, v string) error {
 			switch strings.ToLower(v) {
 			case "fast":
@@ -362,6 +362,7 @@ func allKeys() map[string]keyDef {
 		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount }),
 		boolKey("mysql_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
 		boolKey("MySQL_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
+		int64Key("memory_limit_mb", func(c *Config) *int64 { return &c.Store.MemoryLimitMB }),
 	}
 	// Keys of LinkBench stores that linkbench-go does not provide (MongoDB,
 	// the RocksDB Thrift server): accepted so that such a file fails on its
@@ -431,7 +432,7 @@ func (c *Config) set(keys map[string]keyDef, key, value string) error {
 
 func unknownKey(keys map[string]keyDef, key string) error {
 	if !printable(key) {
-		return &ConfigError{Key: strconv.Quote(key), Reason: "unknown key (the file is not a .properties text file?)"}
+		return &ConfigError{Key: describe(key), Reason: "unknown key (the file is not a .properties text file?)"}
 	}
 	reason := "unknown key"
 	if best := closestKey(keys, key); best != "" {
@@ -468,16 +469,6 @@ func closestKey(keys map[string]keyDef, key string) string {
 		}
 	}
 	return ""
-}
-
-// printable reports whether s is safe to echo to a terminal.
-func printable(s string) bool {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return len(s) <= 200
 }
 
 // editDistance is the Levenshtein distance between a and b (bytes).

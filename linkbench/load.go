@@ -51,6 +51,11 @@ var ErrLoadVerify = errors.New("load verification failed")
 // When st implements store.BulkLinkLoader (store.BulkNodeLoader), links
 // and count rows (nodes) are sent in batches of bulk_insert_count rows,
 // never an empty batch; otherwise AddLink (AddNode) is called per row.
+// With randomid2max > 0 an id1's id2s are drawn with replacement, and a
+// repeated id2 overwrites the earlier link (stores upsert): the count row
+// holds the number of distinct id2s (and the newest time among the links
+// that remain), and the report counts distinct links. (With rng = java the
+// count row holds the number of links generated, as LinkBench's does.)
 // After the node load, a store implementing store.Checker is asked for its
 // node count and id range, which must be exactly the loaded ids.
 //
@@ -200,7 +205,9 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		totals.ExpectedNodes = 0
 	}
 	for _, ll := range loaders {
-		totals.Links += ll.linksLoaded
+		// Links whose id2 repeats one of their list (randomid2max > 0)
+		// overwrite it: they are not counted.
+		totals.Links += max(ll.linksLoaded-ll.repeats, 0)
 		totals.Counts += ll.countsLoaded
 	}
 	if nl != nil {
@@ -357,8 +364,12 @@ type linkLoader struct {
 	perType  []int64 // link counts per type of the current id1
 	typeTime []int64 // newest link time per type of the current id1
 	oneLink  store.Link
+	drawn    []drawnLink // randomid2max > 0: the id2s and times of the current list
 
 	linksLoaded, countsLoaded int64
+	// repeats counts the links whose id2 repeated an earlier one of their
+	// (id1, link_type) (randomid2max > 0): stores upsert them.
+	repeats int64
 }
 
 func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
@@ -418,10 +429,12 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 	// every type a link; legacy rules over-allocate): kept in both modes.
 	ll.perType = ll.chooser.LinkCounts(id1, ll.perType[:0])
 	bulk := ll.bulkLinks != nil && ll.bulkLinks[ll.db] != nil
+	randomID2 := w.cfg.RandomID2Max > 0
 	for t, k := range ll.perType {
 		linkType := store.DefaultLinkType + int64(t)
 		ll.chunkLinks += k
 		var newest int64 = math.MinInt64
+		ll.drawn = ll.drawn[:0]
 		for j := int64(0); j < k; j++ {
 			var l *store.Link
 			if bulk {
@@ -444,10 +457,27 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 			// days back): kept in both modes.
 			l.Time = ll.nowMs - (1 << 31) + int64(int32(ll.src.Uint32()))
 			newest = max(newest, l.Time)
+			if randomID2 {
+				ll.drawn = append(ll.drawn, drawnLink{l.ID2, l.Time})
+			}
 			if !bulk {
 				if err := ll.addLink(ctx, l); err != nil {
 					return err
 				}
+			}
+		}
+		count := k
+		if randomID2 && k > 1 {
+			// Repeated id2s collapse into one link (the last one written).
+			distinct, newestKept := distinctLinks(ll.drawn)
+			ll.repeats += k - distinct
+			ll.chunkLinks -= k - distinct
+			// Quirk §11.2-27 (with randomid2max > 0 the count row says how
+			// many links were generated, repeats included, so it exceeds the
+			// visible links): kept in Java mode (its count rows are
+			// LinkBench's store calls), fixed in fast mode.
+			if !w.cfg.RNG.Java() {
+				count, newest = distinct, newestKept
 			}
 		}
 		if bulk && k > 0 {
@@ -456,7 +486,7 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 					return err
 				}
 			}
-			ll.counts = append(ll.counts, store.LinkCount{ID1: id1, LinkType: linkType, Time: newest, Count: k})
+			ll.counts = append(ll.counts, store.LinkCount{ID1: id1, LinkType: linkType, Time: newest, Count: count})
 			ll.chunkCounts++
 		}
 	}

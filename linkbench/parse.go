@@ -61,7 +61,8 @@ func (e *FileError) Unwrap() error { return e.Err }
 // exist.
 //
 // Errors: *FileError for a missing or unreadable file (listing the paths
-// tried), *PropertySyntaxError for malformed syntax, *ConfigError for an
+// tried) or one that holds no keys (wrapping ErrNoKeys),
+// *PropertySyntaxError for malformed syntax or binary data, *ConfigError for an
 // unknown key (naming the closest known key) or a malformed value. The
 // returned Config is not yet validated (see Config.Validate).
 func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
@@ -125,15 +126,18 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		s := merged[k]
+		where := "-D"
+		if s.file != "-D" {
+			where = fmt.Sprintf("%s:%d", s.file, s.line)
+		}
 		if err := cfg.set(keys, k, s.value); err != nil {
 			var ce *ConfigError
-			if errors.As(err, &ce) && s.file != "-D" {
-				ce.Where = fmt.Sprintf("%s:%d", s.file, s.line)
-			} else if ce != nil {
-				ce.Where = "-D"
+			if errors.As(err, &ce) {
+				ce.Where = where
 			}
 			return cfg, err
 		}
+		cfg.setOrigin(k, where)
 	}
 
 	dataDir := opts.WorkDir
@@ -213,6 +217,12 @@ func lookupFile(name string, dirs ...string) (path string, tried []string, found
 	return "", tried, false
 }
 
+// ErrNoKeys is the error (wrapped in a *FileError) for a configuration
+// file that holds no keys: an empty file, /dev/null, or comments only.
+// Running with it would silently run the default workload of ten million
+// nodes, so ParseProperties refuses it.
+var ErrNoKeys = errors.New("holds no configuration keys (an empty file would run the default workload of 10000000 nodes)")
+
 func readPropertiesFile(path, key string) ([]Property, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -227,6 +237,9 @@ func readPropertiesFile(path, key string) ([]Property, error) {
 			return nil, se
 		}
 		return nil, &FileError{Key: key, Path: path, Err: unwrapPathError(err)}
+	}
+	if len(props) == 0 {
+		return nil, &FileError{Key: key, Path: path, Err: ErrNoKeys}
 	}
 	return props, nil
 }

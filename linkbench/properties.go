@@ -45,13 +45,22 @@ func (e *PropertySyntaxError) Error() string {
 // value is trimmed (Java keeps trailing blanks, and LinkBench then fails on
 // a number such as "10 "), except white space written as an escape (`\ `),
 // which stays. The input must be UTF-8 (ISO-8859-1 bytes that are not valid
-// UTF-8 are decoded as Latin-1, as Java would read them).
+// UTF-8 are decoded as Latin-1, as Java would read them); a UTF-8 byte order
+// mark at the start is skipped (editors on Windows write one; Java would
+// make it part of the first key).
 //
-// Errors: *PropertySyntaxError for a malformed \u escape; read errors from r.
+// Errors: *PropertySyntaxError for a malformed \u escape or for binary
+// input (a NUL byte or another control character than tab, line feed,
+// carriage return and form feed: the error names the line and the byte,
+// never echoes the data); read errors from r.
 func ReadProperties(r io.Reader) ([]Property, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if line, b, bad := findBinary(data); bad {
+		return nil, &PropertySyntaxError{Line: line, Msg: binaryMsg(b, "a .properties text file")}
 	}
 	if !utf8.Valid(data) {
 		data = latin1ToUTF8(data)

@@ -99,7 +99,7 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if cfg.Mix.HasNodeOps() && st == nil {
 		return nil, &ConfigError{Key: "nodestore", Reason: "node operations are in the mix but there is no store"}
 	}
-	stores, _, err := dbStores(ctx, &cfg, st)
+	stores, _, err := requestStores(ctx, &cfg, st)
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,7 @@ func TestRequestDeterminism(t *testing.T) {
 func TestRequestMissesAreNotErrors(t *testing.T) {
 	cfg := smallConfig(10_001)
 	cfg.Requests = 5000
+	cfg.AllowEmptyStore = true
 	rep, err := Request(context.Background(), cfg, memstore.New())
 	if err != nil {
 		t.Fatal(err)

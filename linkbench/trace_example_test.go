@@ -23,6 +23,7 @@ func ExampleTracer() {
 	cfg.RequestRandomSeed = linkbench.FixedSeed(3)
 	cfg.RNG = linkbench.RNGJava // LinkBench's own streams: the Java benchmark makes the same calls
 	cfg.DataFile = ""           // not needed: no real distribution in this workload
+	cfg.AllowEmptyStore = true  // requests on a store that was not loaded, deliberately
 
 	tr := linkbench.NewTracer(os.Stdout)
 	st := tr.Wrap(memstore.New()) // the traced store keeps memstore's capabilities

@@ -92,8 +92,17 @@ func Check(cfg Config, request bool) error {
 }
 
 // prepare validates cfg and builds what the phases need. forRequest also
-// builds the request-phase distributions. Every error is a *ConfigError.
+// builds the request-phase distributions. Every error is a *ConfigError,
+// naming where its key was set when ParseProperties read it.
 func prepare(cfg Config, forRequest bool) (*workload, error) {
+	w, err := prepareWorkload(cfg, forRequest)
+	if err != nil {
+		return nil, cfg.locate(err)
+	}
+	return w, nil
+}
+
+func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -236,13 +245,13 @@ func (w *workload) loadRealData() error {
 			path = p
 		}
 	}
-	d, err := distributions.LoadRealData(path)
+	d, err := loadDataFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
 			w.useBuiltin("data_file " + w.cfg.DataFile + " not found")
 			return nil
 		}
-		return &ConfigError{Key: "data_file", Value: w.cfg.DataFile, Reason: err.Error()}
+		return dataFileError(w.cfg.DataFile, path, err)
 	}
 	w.real = d
 	w.cfg.DataFile = path

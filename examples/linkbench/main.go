@@ -37,8 +37,17 @@
 // calls were logged in (so that a run with -D rng=java can be diffed against
 // the Java benchmark's).
 //
-// Exit status: 0 on success, 2 for a usage or configuration error (nothing
-// is written then), 1 when a phase fails.
+// Before anything is written the tool also refuses a request phase on a
+// store without nodes in [startid1, maxid1) (-r without -l on a graph that
+// was not loaded; allow_empty_store = true allows it), a load into the
+// memory store whose estimated size exceeds the machine's memory (the key
+// memory_limit_mb overrides it), and phases whose sessions (two
+// connections per loader or requester and database) exceed the connections
+// the MySQL server still accepts.
+//
+// Exit status: 0 on success, 2 for a usage or configuration error (one
+// line on standard error naming the flag, key or file:line; nothing is
+// written then), 1 when a phase fails.
 package main
 
 import (
@@ -47,6 +56,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -223,13 +233,15 @@ func buildConfig(o *options) (linkbench.Config, error) {
 	return cfg, nil
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	var password, dsn string
 	fail := func(err error) int {
-		fmt.Fprintln(stderr, "linkbench:", redact(err.Error(), dsn, password))
+		// One line, whatever the error says.
+		msg := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(redact(err.Error(), dsn, password))
+		fmt.Fprintln(stderr, "linkbench:", msg)
 		var ue usageError
 		var ce *linkbench.ConfigError
-		if errors.As(err, &ue) || errors.As(err, &ce) {
+		if errors.As(err, &ue) || errors.As(err, &ce) || errors.Is(err, linkbench.ErrEmptyStore) {
 			return 2
 		}
 		return 1
@@ -296,11 +308,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	logOut := stderr
 	if o.logFile != "" {
+		_, statErr := os.Stat(o.logFile)
 		f, err := os.Create(o.logFile)
 		if err != nil {
 			return fail(usageError{fmt.Errorf("-L: %w", err)})
 		}
-		defer f.Close()
+		defer func() {
+			f.Close()
+			// A run refused before it starts leaves no log file it created
+			// (the refusal is on standard error).
+			if st, err := os.Stat(o.logFile); code == 2 && errors.Is(statErr, fs.ErrNotExist) && err == nil && st.Size() == 0 {
+				os.Remove(o.logFile)
+			}
+		}()
 		logOut = f
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: logOut, dsn: dsn, password: password},
@@ -311,6 +331,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer st.close()
+	if err := preflight(ctx, o, &cfg, st); err != nil {
+		return fail(err)
+	}
 	if o.createSchema {
 		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
 			return fail(err)
@@ -320,6 +343,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// LinkBench loads into empty tables: a load over an old graph would
 		// leave its links beside the new counts.
 		if db, full, err := st.hasData(ctx, &cfg); err != nil {
+			if missingSchema(err) {
+				err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+			}
 			return fail(err)
 		} else if full {
 			return fail(usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)})
@@ -383,7 +409,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			return nil
 		}},
-		{o.req, linkbench.Request, nil},
+		{o.req, func(ctx context.Context, c linkbench.Config, s store.Store) (*stats.Report, error) {
+			// preflight checked that the graph is there (or the load put its
+			// nodes there and verified them): Request need not count the
+			// nodes again, which takes seconds on a large SQL table.
+			c.AllowEmptyStore = true
+			return linkbench.Request(ctx, c, s)
+		}, nil},
 	}
 	for _, p := range phases {
 		if !p.on {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/linkbench-go/linkbench/internal/testref"
 )
@@ -20,9 +21,68 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// TestBadInput: each bad input gives a one-line error naming the key or
-// file, exit status 2, and writes nothing (the -csvstats file is not
-// created).
+// badCase is one bad input of the corpus: the command line (with %D
+// standing for the case's temporary directory) and what its one-line error
+// must name: a key, a flag or file:line.
+type badCase struct {
+	name  string
+	args  []string
+	names []string
+	// after, if not nil, checks that nothing was written to the store.
+	after func(t *testing.T)
+}
+
+// runBadInput runs the corpus: each bad input gives exactly one line on
+// standard error that names the key, flag or file:line, exit status 2,
+// nothing on standard output, and creates none of the output files it
+// was given (-csvstats, -csvstream, -trace, -L).
+func runBadInput(t *testing.T, cases []badCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			outs := []string{filepath.Join(dir, "stats.csv"), filepath.Join(dir, "stream.csv"),
+				filepath.Join(dir, "calls.trace"), filepath.Join(dir, "run.log")}
+			args := []string{"-csvstats", outs[0], "-csvstream", outs[1], "-trace", outs[2], "-L", outs[3]}
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "%D", dir))
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2 (stderr %q)", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if !strings.HasSuffix(stderr, "\n") || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "linkbench: ") {
+				t.Errorf("stderr is not one line \"linkbench: ...\": %q", stderr)
+			}
+			for _, n := range c.names {
+				if !strings.Contains(stderr, strings.ReplaceAll(n, "%D", dir)) {
+					t.Errorf("stderr %q does not name %q", stderr, n)
+				}
+			}
+			for _, r := range stderr {
+				if !unicode.IsPrint(r) && r != '\n' {
+					t.Errorf("stderr echoes a non-printable character %q: %q", r, stderr)
+					break
+				}
+			}
+			for _, f := range outs {
+				if _, err := os.Stat(f); err == nil {
+					t.Errorf("%s was created", filepath.Base(f))
+				}
+			}
+			if c.after != nil {
+				c.after(t)
+			}
+		})
+	}
+}
+
+// TestBadInput is the bad-input corpus of flags, configuration files, data
+// files and DSNs that need no server (TestMySQLBadInput adds those that
+// do).
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -34,62 +94,87 @@ func TestBadInput(t *testing.T) {
 	}
 	unknown := write("unknown.properties", "maxid1 = 1001\nrequesterz = 2\n")
 	valid := write("valid.properties", "maxid1 = 1001\n")
+	empty := write("empty.properties", "")
+	comments := write("comments.properties", "# maxid1 = 1001\n! nothing else\n")
+	binary := write("binary.properties", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00")
+	binaryLate := write("binary-late.properties", "maxid1 = 1001\nloaders = 2\nrequesters = \x00\x01\x02\n")
+	rangeFile := write("range.properties", "maxid1 = 1001\n# the loaders:\nloaders = 0\n")
+	bom := write("bom.properties", "\xef\xbb\xbfmaxid1 = 1001\nloaders = 0\n")
+	escape := write("escape.properties", "maxid1 = 1001\nhost = \\u12zz\n")
+	shape := write("shape.properties", "maxid1 = 1001\nread_shape = -3\n")
+	workload := write("workload.properties", "maxid1 = 1001\nnlinks_funk = const\n")
+	withWorkload := write("main.properties", "requesters = 2\nworkload_file = "+workload+"\n")
+	withEmptyWorkload := write("main-empty-workload.properties", "requesters = 2\nworkload_file = "+empty+"\n")
+	badDat := write("bad.dat", "nlinks\n1 50\n2 40\n3 100\n")
+	binDat := write("bin.dat", "\x00\x01\x02\x03nlinks")
 	badMix := filepath.Join("..", "..", "linkbench", "testdata", "bad-mix.properties")
-	cases := []struct {
-		name  string
-		args  []string
-		names string // the error must mention this
-	}{
-		{"unknown key in file", []string{"-c", unknown, "-l"}, "requesterz"},
-		{"unknown key in -D", []string{"-D", "maxidd1=5"}, "maxidd1"},
-		{"op mix not summing to 100", []string{"-c", badMix, "-l", "-r"}, "getnode"},
-		{"op mix via -D", []string{"-D", "getnode=40"}, "addlink+deletelink"},
-		{"maxid1 <= startid1", []string{"-D", "maxid1=1"}, "maxid1"},
-		{"maxid1 < startid1 glued", []string{"-Dstartid1=50", "-Dmaxid1=20"}, "maxid1"},
-		{"requesters < 0", []string{"-D", "requesters=-1"}, "requesters"},
-		{"malformed number", []string{"-D", "maxid1=10k"}, "maxid1"},
-		{"malformed float", []string{"-D", "read_shape=.8.8"}, "read_shape"},
-		{"missing config file", []string{"-c", filepath.Join(dir, "nope.properties"), "-l"}, "nope.properties"},
-		{"missing data_file", []string{"-D", "data_file=/nonexistent/Distribution.dat"}, "data_file"},
-		{"no mode with -c", []string{"-c", unknown}, "-l"},
-		{"unknown store", []string{"-store", "oracle"}, "oracle"},
-		{"unknown flag", []string{"-x"}, "-x"},
-		{"bad -D", []string{"-D", "novalue"}, "novalue"},
-		{"same file twice", []string{"-csvstream", "x.csv", "-trace", "x.csv"}, "same file"},
-		{"empty -c", []string{"-c", "", "-l"}, "-c"},
-		{"-verify alone on memory", []string{"-c", valid, "-verify"}, "-verify"},
-		{"-verify on discard", []string{"-verify", "-l", "-store", "discard"}, "discard"},
-		{"debuglevel", []string{"-D", "debuglevel=VERBOSE"}, "debuglevel"},
-		{"maxid1 too large", []string{"-D", "maxid1=9223372036854775807"}, "maxid1"},
-		{"maxid1 out of range", []string{"-D", "maxid1=99999999999999999999"}, "out of range"},
-		{"REAL where LinkBench has none", []string{"-D", "read_uncorr_function=real"}, "read_uncorr_function"},
-		{"workload_file via -D", []string{"-D", "workload_file=/nonexistent/W.properties"}, "workload_file"},
-		{"dbid with dbcount", []string{"-D", "dbid=mydb", "-D", "dbcount=2"}, "dbid"},
-		{"unknown key suggestion by prefix", []string{"-D", "warmup=5"}, "warmup_time"},
+	cases := []badCase{
+		// Flags.
+		{"unknown flag", []string{"-x"}, []string{"-x"}, nil},
+		{"bad -D", []string{"-D", "novalue"}, []string{"novalue"}, nil},
+		{"same file twice", []string{"-cpuprofile", "%D/x.out", "-D", "maxid1=1001", "-L", "%D/x.out"}, []string{"same file"}, nil},
+		{"empty -c", []string{"-c", "", "-l"}, []string{"-c"}, nil},
+		{"no mode with -c", []string{"-c", unknown}, []string{"-l"}, nil},
+		{"unexpected argument", []string{"-l", "extra"}, []string{"extra"}, nil},
+		{"-gomaxprocs", []string{"-gomaxprocs", "-5"}, []string{"-gomaxprocs"}, nil},
+		{"unknown store", []string{"-store", "oracle"}, []string{"oracle"}, nil},
+		{"-verify alone on memory", []string{"-c", valid, "-verify"}, []string{"-verify"}, nil},
+		{"-verify on discard", []string{"-verify", "-l", "-store", "discard"}, []string{"discard"}, nil},
+		{"-r on an empty memory store", []string{"-c", valid, "-r"}, []string{"-l", "allow_empty_store"}, nil},
+		{"-l -r without nodes", []string{"-c", valid, "-l", "-r", "-D", "generate_nodes=false"}, []string{"generate_nodes", "allow_empty_store"}, nil},
+		// -D values.
+		{"unknown key in -D", []string{"-D", "maxidd1=5"}, []string{"maxidd1"}, nil},
+		{"unknown key suggestion by prefix", []string{"-D", "warmup=5"}, []string{"warmup_time"}, nil},
+		{"op mix via -D", []string{"-D", "getnode=40"}, []string{"addlink+deletelink", "-D"}, nil},
+		{"maxid1 <= startid1", []string{"-D", "maxid1=1"}, []string{"maxid1", "(-D)"}, nil},
+		{"maxid1 < startid1 glued", []string{"-Dstartid1=50", "-Dmaxid1=20"}, []string{"maxid1"}, nil},
+		{"requesters < 0", []string{"-D", "requesters=-1"}, []string{"requesters"}, nil},
+		{"malformed number", []string{"-D", "maxid1=10k"}, []string{"maxid1"}, nil},
+		{"malformed float", []string{"-D", "read_shape=.8.8"}, []string{"read_shape"}, nil},
+		{"binary value", []string{"-D", "maxid1=1\x00\x1b[2J"}, []string{"maxid1", "non-printable"}, nil},
+		{"debuglevel", []string{"-D", "debuglevel=VERBOSE"}, []string{"debuglevel"}, nil},
+		{"maxid1 too large", []string{"-D", "maxid1=9223372036854775807"}, []string{"maxid1"}, nil},
+		{"maxid1 out of range", []string{"-D", "maxid1=99999999999999999999"}, []string{"out of range"}, nil},
+		{"REAL where LinkBench has none", []string{"-D", "read_uncorr_function=real"}, []string{"read_uncorr_function"}, nil},
+		{"dbid with dbcount", []string{"-D", "dbid=mydb", "-D", "dbcount=2"}, []string{"dbid"}, nil},
+		{"allow_empty_store malformed", []string{"-D", "allow_empty_store=yes"}, []string{"allow_empty_store"}, nil},
+		{"memory_limit_mb < 0", []string{"-D", "memory_limit_mb=-1"}, []string{"memory_limit_mb"}, nil},
+		{"memory store too small", []string{"-D", "maxid1=1000001", "-D", "memory_limit_mb=64"}, []string{"maxid1", "memory_limit_mb"}, nil},
+		{"memory store larger than the machine", []string{"-D", "maxid1=10000000001"}, []string{"maxid1", "memory_limit_mb", "GiB"}, nil},
+		// Configuration files.
+		{"missing config file", []string{"-c", filepath.Join(dir, "nope.properties"), "-l"}, []string{"nope.properties"}, nil},
+		{"config file is a directory", []string{"-c", dir, "-l"}, []string{dir}, nil},
+		{"empty config file", []string{"-c", empty, "-l", "-r"}, []string{empty, "no configuration keys"}, nil},
+		{"config file /dev/null", []string{"-c", os.DevNull, "-l", "-r"}, []string{os.DevNull}, nil},
+		{"comments only", []string{"-c", comments, "-l"}, []string{comments}, nil},
+		{"binary config file", []string{"-c", binary, "-l"}, []string{binary + ":1:", "binary data"}, nil},
+		{"binary line in a config file", []string{"-c", binaryLate, "-l"}, []string{binaryLate + ":3:", "binary data"}, nil},
+		{"unknown key in file", []string{"-c", unknown, "-l"}, []string{"requesterz", unknown + ":2"}, nil},
+		{"BOM then a range error", []string{"-c", bom, "-l"}, []string{"config: loaders = \"0\" (" + bom + ":2)"}, nil},
+		{"range error in file", []string{"-c", rangeFile, "-l"}, []string{"loaders", rangeFile + ":3"}, nil},
+		{"distribution parameter in file", []string{"-c", shape, "-l", "-r"}, []string{"read_shape", shape + ":2"}, nil},
+		{"malformed escape", []string{"-c", escape, "-l"}, []string{escape + ":2"}, nil},
+		{"op mix not summing to 100", []string{"-c", badMix, "-l", "-r"}, []string{"getnode", badMix + ":"}, nil},
+		{"unknown key in workload_file", []string{"-c", withWorkload, "-l"}, []string{"nlinks_funk", workload + ":2"}, nil},
+		{"empty workload_file", []string{"-c", withEmptyWorkload, "-l"}, []string{"workload_file", empty}, nil},
+		{"workload_file via -D", []string{"-D", "workload_file=/nonexistent/W.properties"}, []string{"workload_file"}, nil},
+		// Data files.
+		{"missing data_file", []string{"-D", "data_file=/nonexistent/Distribution.dat"}, []string{"data_file"}, nil},
+		{"malformed data_file", []string{"-D", "data_file=" + badDat}, []string{"data_file", badDat + ":3"}, nil},
+		{"binary data_file", []string{"-D", "data_file=" + binDat}, []string{"data_file", binDat + ":1", "binary data"}, nil},
+		{"data_file is a directory", []string{"-D", "data_file=" + dir}, []string{"data_file"}, nil},
+		// DSNs and MySQL settings (refused before connecting).
+		{"malformed DSN", []string{"-store", "mysql", "-dsn", "user:pw@tcp(127.0.0.1:1)", "-l"}, []string{"-dsn"}, nil},
+		{"binary DSN", []string{"-store", "mysql", "-dsn", "u\x00\x01@tcp(h:1)", "-l"}, []string{"-dsn", "non-printable"}, nil},
+		{"DSN without the mysql store", []string{"-dsn", "u@tcp(127.0.0.1:1)/", "-l"}, []string{"-dsn"}, nil},
+		{"-create-schema without the mysql store", []string{"-create-schema", "-l"}, []string{"-create-schema"}, nil},
+		{"engine", []string{"-store", "mysql", "-D", "engine=myisam", "-l"}, []string{"engine"}, nil},
+		{"port", []string{"-store", "mysql", "-D", "port=70000", "-l"}, []string{"port"}, nil},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			csv := filepath.Join(t.TempDir(), "stats.csv")
-			args := append([]string{"-csvstats", csv}, c.args...)
-			code, stdout, stderr := runCLI(t, args...)
-			if code != 2 {
-				t.Errorf("exit status %d, want 2 (stderr %q)", code, stderr)
-			}
-			if stdout != "" {
-				t.Errorf("stdout %q, want nothing", stdout)
-			}
-			if !strings.Contains(stderr, c.names) {
-				t.Errorf("stderr %q does not name %q", stderr, c.names)
-			}
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if len(lines) != 1 {
-				t.Errorf("error is %d lines, want 1: %q", len(lines), stderr)
-			}
-			if _, err := os.Stat(csv); err == nil {
-				t.Errorf("-csvstats file was created")
-			}
-		})
+	if len(cases) < 30 {
+		t.Fatalf("the corpus has %d cases, want at least 30", len(cases))
 	}
+	runBadInput(t, cases)
 }
 
 // checkReport asserts what the main job prints.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -12,18 +11,15 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/linkbench-go/linkbench/internal/testdb"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
-// testDSN returns the DSN of the test server, or skips.
+// testDSN returns the DSN of the shared test server, or skips (fails in
+// CI, see package testdb).
 func testDSN(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("LINKBENCH_TEST_MYSQL_DSN")
-	if dsn == "" {
-		t.Skip("MySQL tests need a server: set LINKBENCH_TEST_MYSQL_DSN to a go-sql-driver DSN of a user " +
-			"allowed to create databases (.ci/mariadb.sh start prints one)")
-	}
-	return dsn
+	return testdb.MySQLDSN(t)
 }
 
 // dropAfter drops the databases prefix0..prefix(n-1) when the test ends.
@@ -121,13 +117,10 @@ func TestMySQLPasswordNeverPrinted(t *testing.T) {
 
 // TestMySQLServerRestart: the server restarts in the middle of a request
 // phase; the run goes on (or stops with a clear error once
-// max_failed_requests is exceeded) and -verify passes afterwards.
+// max_failed_requests is exceeded) and -verify passes afterwards. It runs
+// on the server reserved for restart tests, never the shared one.
 func TestMySQLServerRestart(t *testing.T) {
-	dsn := testDSN(t)
-	restart := os.Getenv("LINKBENCH_TEST_MYSQL_RESTART_CMD")
-	if restart == "" {
-		t.Skip("set LINKBENCH_TEST_MYSQL_RESTART_CMD to a command that restarts the test server (.ci/mariadb.sh start prints one)")
-	}
+	dsn, restart := testdb.RestartableMySQL(t)
 	prefix := uniquePrefix("restart")
 	dropAfter(t, dsn, prefix, 1)
 	base := []string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
@@ -204,5 +197,111 @@ func TestMySQLHotGraph(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// databaseExists reports whether the server of dsn has the database.
+func databaseExists(t *testing.T, dsn, name string) bool {
+	t.Helper()
+	s, err := mysqlstore.Open(context.Background(), mysqlstore.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.DB().QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
+// TestMySQLBadInput is the part of the bad-input corpus that needs a
+// server: a request phase on fresh or missing tables, a load without
+// tables or over a graph, phases whose sessions exceed the server's free
+// connections. Each is refused in one line naming the flag or key, with
+// exit status 2, before anything is written: no database is created, the
+// loaded graph is left as it was.
+func TestMySQLBadInput(t *testing.T) {
+	dsn := testDSN(t)
+	loaded := uniquePrefix("bad_loaded")
+	dropAfter(t, dsn, loaded, 2)
+	graph := []string{"-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0"}
+	if code, out, stderr := runCLI(t, append([]string{"-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "dbprefix=" + loaded, "-l"}, graph...)...); code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// The second database of the prefix exists with empty tables.
+	if code, out, stderr := runCLI(t, append([]string{"-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "dbprefix=" + loaded,
+		"-D", "dbcount=2", "-verify"}, graph...)...); code != 0 {
+		t.Fatalf("schema of %s1: exit %d\n%s\n%s", loaded, code, out, stderr)
+	}
+	unchanged := func(t *testing.T) {
+		code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "dbprefix="+loaded, "-D", "maxid1=101", "-verify")
+		if code != 0 || !strings.Contains(out, "nodes=100 min_id=1 max_id=100 (id1,link_type) pairs=200 counts OK") {
+			t.Errorf("the loaded graph changed: exit %d\n%s\n%s", code, out, stderr)
+		}
+	}
+	fresh := func(name string) (string, func(t *testing.T)) {
+		p := uniquePrefix(name)
+		dropAfter(t, dsn, p, 1)
+		return p, func(t *testing.T) {
+			if databaseExists(t, dsn, p+"0") {
+				t.Errorf("database %s0 was created", p)
+			}
+		}
+	}
+	my := func(prefix string, args ...string) []string {
+		return append([]string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=101", "-D", "maxtime=5"}, args...)
+	}
+	p1, _ := fresh("bad_r")
+	if code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "dbprefix="+p1, "-verify"); code != 0 {
+		t.Fatalf("fresh tables: exit %d\n%s\n%s", code, out, stderr)
+	}
+	empty1 := func(t *testing.T) {
+		code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "dbprefix="+p1, "-verify")
+		if code != 0 || !strings.Contains(out, "nodes=0 min_id=0 max_id=0 (id1,link_type) pairs=0 counts OK") {
+			t.Errorf("the fresh tables changed: exit %d\n%s\n%s", code, out, stderr)
+		}
+	}
+	p6, none6 := fresh("bad_cr")
+	p2, none2 := fresh("bad_rnt")
+	p3, none3 := fresh("bad_lnt")
+	p4, none4 := fresh("bad_req")
+	p5, none5 := fresh("bad_ld")
+	cases := []badCase{
+		{"-r on fresh tables", my(p1, "-r"), []string{"-r", "-l", "allow_empty_store"}, empty1},
+		{"-r on a database -create-schema would create", my(p6, "-create-schema", "-r"), []string{"-r", "-create-schema -l"}, none6},
+		{"-r without tables", my(p2, "-r"), []string{"-r", "-create-schema"}, none2},
+		{"-l without tables", my(p3, "-l"), []string{"-l", "-create-schema"}, none3},
+		{"requesters over max_connections", my(p4, "-create-schema", "-l", "-r", "-D", "requesters=300"),
+			[]string{"requesters", "max_connections = ", "600 connections"}, none4},
+		{"loaders over max_connections", my(p5, "-create-schema", "-l", "-D", "loaders=1000"), []string{"loaders", "max_connections = "}, none5},
+		{"-r with an empty second database", my(loaded, "-r", "-D", "dbcount=2"), []string{loaded + "1", "-l", "allow_empty_store"}, unchanged},
+		{"-l over a loaded graph", my(loaded, "-l"), []string{"-l", loaded + "0", "already holds a graph"}, unchanged},
+		{"-r outside the loaded ids", my(loaded, "-r", "-D", "startid1=1000", "-D", "maxid1=2000"), []string{"[1000, 2000)", "allow_empty_store"}, unchanged},
+	}
+	runBadInput(t, cases)
+}
+
+// TestMySQLRandomID2Verify: with randomid2max > 0 an id1's id2s repeat;
+// the loader's count rows are the distinct links, so -verify passes on
+// MySQL (and on the memory store) after the load.
+func TestMySQLRandomID2Verify(t *testing.T) {
+	dsn := testDSN(t)
+	graph := []string{"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=20", "-D", "nlinks_config=0",
+		"-D", "randomid2max=30", "-l", "-verify"}
+	prefix := uniquePrefix("rid2")
+	dropAfter(t, dsn, prefix, 1)
+	for _, args := range [][]string{
+		append([]string{"-store", "mysql", "-dsn", dsn, "-create-schema", "-D", "dbprefix=" + prefix}, graph...),
+		graph,
+	} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "counts OK") {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, stderr)
+		}
+		m := regexp.MustCompile(`Loaded \d+ nodes \(Expected \d+\), (\d+) links`).FindStringSubmatch(out)
+		if m == nil || m[1] == "40000" {
+			t.Errorf("the report does not count distinct links: %v", m)
+		}
 	}
 }

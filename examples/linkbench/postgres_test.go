@@ -235,3 +235,32 @@ func TestIsPostgresDSN(t *testing.T) {
 		t.Errorf("PostgreSQL password left in %q", got)
 	}
 }
+
+// TestPostgresBadInput is the part of the bad-input corpus for the
+// postgres store: a request phase on fresh or missing tables and a load
+// without tables are refused in one line naming the flags, exit status 2,
+// before anything is written.
+func TestPostgresBadInput(t *testing.T) {
+	dsn := testPGDSN(t)
+	fresh := uniquePrefix("pgbad_fresh")
+	dropPGAfter(t, dsn, fresh, 1)
+	if code, out, stderr := runCLI(t, "-store", "postgres", "-dsn", dsn, "-create-schema", "-D", "dbprefix="+fresh, "-verify"); code != 0 {
+		t.Fatalf("fresh tables: exit %d\n%s\n%s", code, out, stderr)
+	}
+	missing := uniquePrefix("pgbad_none")
+	dropPGAfter(t, dsn, missing, 1)
+	pg := func(prefix string, args ...string) []string {
+		return append([]string{"-store", "postgres", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=101", "-D", "maxtime=5"}, args...)
+	}
+	stillEmpty := func(t *testing.T) {
+		code, out, stderr := runCLI(t, pg(fresh, "-verify")...)
+		if code != 0 || !strings.Contains(out, "nodes=0 min_id=0 max_id=0 (id1,link_type) pairs=0 counts OK") {
+			t.Errorf("the fresh tables changed: exit %d\n%s\n%s", code, out, stderr)
+		}
+	}
+	runBadInput(t, []badCase{
+		{"-r on fresh tables", pg(fresh, "-r"), []string{"-r", "-l", "allow_empty_store"}, stillEmpty},
+		{"-r without tables", pg(missing, "-r"), []string{"-r", "-create-schema -l"}, nil},
+		{"-l without tables", pg(missing, "-l"), []string{"-l", "-create-schema"}, nil},
+	})
+}

@@ -76,7 +76,7 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	if o.dsn != "" {
 		if _, err := mysql.ParseDSN(o.dsn); err != nil {
-			return opts, usageError{fmt.Errorf("-dsn %q: %v", mysqlstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, cfg.Store.Password))}
+			return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, cfg.Store.Password))}
 		}
 	}
 	if cfg.Store.DBID != "" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/linkbench-go/linkbench/internal/testdb"
 	"github.com/linkbench-go/linkbench/store"
 )
 
@@ -868,17 +868,17 @@ func TestWarm(t *testing.T) {
 }
 
 // TestRestart: writers keep going while the server restarts; every write
-// that returned nil is there afterwards and the counts are exact. It needs
-// $LINKBENCH_TEST_MYSQL_RESTART_CMD (set by .ci/mariadb.sh start).
+// that returned nil is there afterwards and the counts are exact. It runs
+// on the server reserved for restart tests (testdb.RestartableMySQL: set
+// by .ci/mariadb.sh start-restartable), never the shared one.
 func TestRestart(t *testing.T) {
-	testDSN(t)
-	cmd := os.Getenv(envRestart)
-	if cmd == "" {
-		t.Skip("set " + envRestart + " to a command that restarts the server of " + envDSN +
-			" (`bash .ci/mariadb.sh start` exports both) to run the restart test")
-	}
-	forEachEngine(t, func(t *testing.T, e Engine) {
-		s := newTestStore(t, e, func(o *Options) { o.RetryMaxBackoff = 500 * time.Millisecond; o.RetryAttempts = 60 })
+	dsn, cmd := testdb.RestartableMySQL(t)
+	forEachEngineOn(t, dsn, func(t *testing.T, e Engine) {
+		s := newTestStore(t, e, func(o *Options) {
+			o.DSN = dsn
+			o.RetryMaxBackoff = 500 * time.Millisecond
+			o.RetryAttempts = 60
+		})
 		ctx := context.Background()
 		if err := s.ResetNodeStore(ctx, 1); err != nil {
 			t.Fatal(err)

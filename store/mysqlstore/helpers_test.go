@@ -12,33 +12,31 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/linkbench-go/linkbench/internal/testdb"
 )
 
-// Environment of the database tests.
-const (
-	envDSN            = "LINKBENCH_TEST_MYSQL_DSN"
-	envRestart        = "LINKBENCH_TEST_MYSQL_RESTART_CMD"
-	envRequireRocksDB = "LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB"
-)
+// envRequireRocksDB = 1 makes the tests fail rather than skip on a
+// server without the ROCKSDB engine.
+const envRequireRocksDB = "LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB"
 
-// testDSN returns the test server's DSN or skips the test.
+// testDSN returns the test server's DSN or skips the test (fails it in
+// CI, see package testdb).
 func testDSN(tb testing.TB) string {
 	tb.Helper()
-	dsn := os.Getenv(envDSN)
-	if dsn == "" {
-		tb.Skip("mysqlstore database tests are disabled: set " + envDSN +
-			" to a go-sql-driver DSN of a MariaDB/MySQL user allowed to create databases, e.g. " +
-			"`eval \"$(bash .ci/mariadb.sh start)\"` (a throwaway MariaDB with InnoDB and ROCKSDB), " +
-			"or LINKBENCH_TEST_MYSQL_DSN='root@unix(/run/mysqld/mysqld.sock)/'")
-	}
-	return dsn
+	return testdb.MySQLDSN(tb)
 }
 
 // forEachEngine runs f as a subtest per engine, skipping ROCKSDB when the
 // server lacks it (failing instead when $LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB=1).
 func forEachEngine(t *testing.T, f func(t *testing.T, e Engine)) {
 	t.Helper()
-	dsn := testDSN(t)
+	forEachEngineOn(t, testDSN(t), f)
+}
+
+// forEachEngineOn is forEachEngine on the server of dsn.
+func forEachEngineOn(t *testing.T, dsn string, f func(t *testing.T, e Engine)) {
+	t.Helper()
 	for _, e := range []Engine{InnoDB, RocksDB} {
 		t.Run(string(e), func(t *testing.T) {
 			requireEngine(t, dsn, e)
@@ -78,13 +76,16 @@ func uniqueDB(e Engine) string {
 
 // newTestStore opens a store on a fresh database with the schema of
 // engine e; the test's cleanup drops the database and closes the store.
-// mod, if not nil, adjusts the options before Open.
+// mod, if not nil, adjusts the options before Open; the DSN is the shared
+// test server's unless mod sets one.
 func newTestStore(tb testing.TB, e Engine, mod func(*Options)) *Store {
 	tb.Helper()
-	dsn := testDSN(tb)
-	o := Options{DSN: dsn, Database: uniqueDB(e), Engine: e, MaxConns: 32}
+	o := Options{Database: uniqueDB(e), Engine: e, MaxConns: 32}
 	if mod != nil {
 		mod(&o)
+	}
+	if o.DSN == "" {
+		o.DSN = testDSN(tb)
 	}
 	ctx := context.Background()
 	s, err := Open(ctx, o)

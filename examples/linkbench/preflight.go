@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/store/memstore"
+	"github.com/linkbench-go/linkbench/store/mysqlstore"
+)
+
+// preflight runs the checks that need the store, after it is open and
+// before anything is created or written: the memory a load into the
+// in-memory store needs, the connections the phases open on a MySQL
+// server, and, for a request phase without a load, that the graph is
+// there. Its refusals are usage errors (exit status 2).
+func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *openedStore) error {
+	if st.name == "memory" && o.load {
+		if err := checkMemory(cfg); err != nil {
+			return err
+		}
+	}
+	if st.mysql != nil {
+		if err := checkConnections(ctx, o, cfg, st.mysql); err != nil {
+			return err
+		}
+	}
+	if o.req && (!o.load || !cfg.GenerateNodes) {
+		// A request phase on a graph that was never loaded measures misses.
+		// (A load with generate_nodes = false adds no nodes: the request
+		// phase after it needs them already, as Request will check.)
+		if err := linkbench.CheckLoaded(ctx, *cfg, st.Store); err != nil {
+			switch {
+			case errors.Is(err, linkbench.ErrEmptyStore) && o.load:
+				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
+			case errors.Is(err, linkbench.ErrEmptyStore):
+				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
+			case missingSchema(err):
+				return usageError{fmt.Errorf("-r: %w: the database has no LinkBench tables; create and load it first with -create-schema -l", err)}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// missingSchema reports whether err is MySQL's unknown database (1049) or
+// unknown table (1146), or PostgreSQL's undefined table (42P01) or
+// invalid schema name (3F000).
+func missingSchema(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1049 || me.Number == 1146
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000")
+}
+
+// located returns a *ConfigError for key with the value and reason,
+// naming where the key was set.
+func located(cfg *linkbench.Config, key string, value any, reason string) error {
+	return &linkbench.ConfigError{Key: key, Value: fmt.Sprint(value), Reason: reason, Where: cfg.KeyOrigin(key)}
+}
+
+const mib = 1 << 20
+
+// checkMemory refuses a load into the in-memory store whose estimated size
+// exceeds memory_limit_mb, or by default the machine's memory; it then
+// sets the Go runtime's soft memory limit to that memory (unless
+// GOMEMLIMIT is set), so that the garbage collector keeps the heap within
+// it rather than letting garbage double it.
+func checkMemory(cfg *linkbench.Config) error {
+	g, err := linkbench.EstimateGraph(*cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	need := memstore.EstimateBytes(g.Nodes, g.NodeData, g.Links, g.LinkData, g.Lists)
+	limit, what := cfg.Store.MemoryLimitMB*mib, fmt.Sprintf("memory_limit_mb = %d", cfg.Store.MemoryLimitMB)
+	if limit == 0 {
+		m, src := machineMemory()
+		if m <= 0 {
+			return nil // unknown: not checked
+		}
+		limit, what = m, fmt.Sprintf("this machine's memory (%s, %.1f GiB)", src, float64(m)/(1<<30))
+	}
+	if need > limit {
+		return located(cfg, "maxid1", cfg.MaxID1, fmt.Sprintf(
+			"the memory store needs about %.1f GiB for this graph (estimated: %d nodes, %d links), more than %s: "+
+				"lower maxid1, use a database store (-store mysql), or set memory_limit_mb = %d to load it anyway",
+			float64(need)/(1<<30), g.Nodes, g.Links, what, need/mib+1))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
+	}
+	return nil
+}
+
+// machineMemory returns the memory this process may use: the machine's
+// (MemTotal of /proc/meminfo), or its cgroup's limit when lower, and where
+// the number comes from; 0 when unknown.
+func machineMemory() (int64, string) {
+	var total int64
+	src := ""
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					total, src = kb*1024, "MemTotal"
+				}
+			}
+		}
+		f.Close()
+	}
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
+			total, src = n, "the cgroup's limit"
+		}
+		break
+	}
+	return total, src
+}
+
+// checkConnections refuses phases whose sessions do not fit in the
+// connections the MySQL server still accepts: each loader (and the node
+// loader) or requester opens a session of two connections per database.
+func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s *mysqlstore.Store) error {
+	type phase struct {
+		on      bool
+		key     string
+		workers int
+		what    string
+	}
+	nodeLoader := 0
+	if cfg.GenerateNodes {
+		nodeLoader = 1
+	}
+	phases := []phase{
+		{o.load, "loaders", cfg.Loaders + nodeLoader, "load phase"},
+		{o.req && cfg.Requesters > 0, "requesters", cfg.Requesters, "request phase"},
+	}
+	if !phases[0].on && !phases[1].on {
+		return nil
+	}
+	limit, connected, err := s.ConnectionLimit(ctx)
+	if err != nil {
+		return fmt.Errorf("mysql store: %w", err)
+	}
+	free := limit - connected
+	for _, p := range phases {
+		need := int64(p.workers) * int64(cfg.DBCount) * 2
+		if !p.on || need <= free {
+			continue
+		}
+		value := cfg.Loaders
+		if p.key == "requesters" {
+			value = cfg.Requesters
+		}
+		return located(cfg, p.key, value, fmt.Sprintf(
+			"the %s needs %d connections to the MySQL server (2 per worker and database: %d workers, %d databases), "+
+				"and it accepts %d more (max_connections = %d, %d connected): lower %s, or raise the server's max_connections",
+			p.what, need, p.workers, cfg.DBCount, max(free, 0), limit, connected, p.key))
+	}
+	return nil
+}
+
+// describe returns s quoted, or, when it holds characters that are not
+// printable (binary input), its length: input is described, never echoed.
+func describe(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Sprintf("<%d bytes with non-printable characters>", len(s))
+		}
+	}
+	return strconv.Quote(s)
+}

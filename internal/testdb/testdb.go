@@ -1,0 +1,80 @@
+// Package testdb finds the MySQL/MariaDB servers of the database tests.
+//
+// The tests read a go-sql-driver DSN from $LINKBENCH_TEST_MYSQL_DSN (a user
+// allowed to create databases; `eval "$(bash .ci/mariadb.sh start)"` starts
+// a throwaway server and sets it). Tests that restart their server use
+// another one, named by $LINKBENCH_TEST_MYSQL_RESTART_DSN and restarted by
+// the shell command $LINKBENCH_TEST_MYSQL_RESTART_CMD (`eval "$(bash
+// .ci/mariadb.sh start-restartable)"` sets both), so that no test running
+// beside them sees the restart; they take that server one at a time (a
+// file lock), since packages' tests run in parallel.
+//
+// Without its variables a test is skipped, except in CI ($LINKBENCH_CI=1,
+// which .ci/run exports), where it fails: CI starts its servers, and a test
+// that skips there hides a broken set-up.
+package testdb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The environment variables.
+const (
+	EnvCI         = "LINKBENCH_CI"
+	EnvDSN        = "LINKBENCH_TEST_MYSQL_DSN"
+	EnvRestartDSN = "LINKBENCH_TEST_MYSQL_RESTART_DSN"
+	EnvRestartCmd = "LINKBENCH_TEST_MYSQL_RESTART_CMD"
+)
+
+// CI reports whether the tests run in CI ($LINKBENCH_CI=1).
+func CI() bool { return os.Getenv(EnvCI) == "1" }
+
+// Unavailable skips tb with msg, or fails it in CI.
+func Unavailable(tb testing.TB, msg string) {
+	tb.Helper()
+	if CI() {
+		tb.Fatal(msg + " (" + EnvCI + "=1: CI must run this test)")
+	}
+	tb.Skip(msg)
+}
+
+// MySQLDSN returns the DSN of the shared test server, or skips (fails in
+// CI) the test when $LINKBENCH_TEST_MYSQL_DSN is not set.
+func MySQLDSN(tb testing.TB) string {
+	tb.Helper()
+	dsn := os.Getenv(EnvDSN)
+	if dsn == "" {
+		Unavailable(tb, "MySQL database tests need a server: set "+EnvDSN+
+			" to a go-sql-driver DSN of a MariaDB/MySQL user allowed to create databases, e.g. "+
+			"`eval \"$(bash .ci/mariadb.sh start)\"` (a throwaway MariaDB with InnoDB and ROCKSDB), "+
+			"or "+EnvDSN+"='root@unix(/run/mysqld/mysqld.sock)/'")
+	}
+	return dsn
+}
+
+// RestartableMySQL returns the DSN and the restart command of the server
+// reserved for tests that restart it, held by tb alone until tb ends (an
+// exclusive lock on a file named after the DSN in the temporary
+// directory). It skips (fails in CI) the test when
+// $LINKBENCH_TEST_MYSQL_RESTART_DSN or $LINKBENCH_TEST_MYSQL_RESTART_CMD is
+// not set.
+func RestartableMySQL(tb testing.TB) (dsn, restartCmd string) {
+	tb.Helper()
+	dsn, restartCmd = os.Getenv(EnvRestartDSN), os.Getenv(EnvRestartCmd)
+	if dsn == "" || restartCmd == "" {
+		Unavailable(tb, "restart tests need a server of their own: set "+EnvRestartDSN+" to its DSN and "+
+			EnvRestartCmd+" to a command that restarts it (`eval \"$(bash .ci/mariadb.sh start-restartable)\"` sets both)")
+	}
+	sum := sha256.Sum256([]byte(dsn))
+	lock := filepath.Join(os.TempDir(), "linkbench-restart-"+hex.EncodeToString(sum[:8])+".lock")
+	unlock, err := lockFile(lock)
+	if err != nil {
+		tb.Fatalf("testdb: lock %s: %v", lock, err)
+	}
+	tb.Cleanup(unlock)
+	return dsn, restartCmd
+}

@@ -1,0 +1,29 @@
+package mysqlstore
+
+import (
+	"context"
+	"fmt"
+)
+
+// ConnectionLimit returns the server's connection limit (the
+// max_connections variable) and the number of client connections open on
+// it now (the Threads_connected status variable, which counts this Store's
+// own connections too), so that a tool can check, before a phase, that the
+// sessions it will open fit: each session (store.OpenSession) holds two
+// connections. Max minus connected is what the server still accepts
+// (MariaDB and MySQL keep one more for a user with the SUPER or
+// CONNECTION ADMIN privilege). Errors: the server's (wrapped, password
+// redacted), ctx's, or store.ErrClosed.
+func (s *Store) ConnectionLimit(ctx context.Context) (max, connected int64, err error) {
+	if err := s.check(ctx, "ConnectionLimit"); err != nil {
+		return 0, 0, err
+	}
+	if err := s.c.db.QueryRowContext(ctx, "SELECT @@GLOBAL.max_connections").Scan(&max); err != nil {
+		return 0, 0, s.c.red.err(fmt.Errorf("mysqlstore: ConnectionLimit: max_connections: %w", err))
+	}
+	var name string
+	if err := s.c.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &connected); err != nil {
+		return 0, 0, s.c.red.err(fmt.Errorf("mysqlstore: ConnectionLimit: Threads_connected: %w", err))
+	}
+	return max, connected, nil
+}
