@@ -161,7 +161,7 @@ type StoreConfig struct {
 	LinkTable  string // linktable ("linktable")
 	CountTable string // counttable ("counttable")
 	NodeTable  string // nodetable ("nodetable")
-	Engine     string // engine: "innodb" or "rocksdb" for MySQL stores ("innodb")
+	Engine     string // engine: "innodb", or "rocksdb" (also "myrocks") for MySQL stores ("innodb")
 	// CheckCount is check_count: stores that support it verify counts after
 	// every write (slow; for tests).
 	CheckCount bool
@@ -492,9 +492,9 @@ func (c *Config) validate() error {
 	}
 	if c.Store.Engine != "" {
 		switch strings.ToLower(c.Store.Engine) {
-		case "innodb", "rocksdb":
+		case "innodb", "rocksdb", "myrocks": // as mysqlstore.ParseEngine
 		default:
-			return bad("engine", c.Store.Engine, "must be innodb or rocksdb")
+			return bad("engine", c.Store.Engine, "must be innodb, rocksdb or myrocks")
 		}
 	}
 	if c.Store.Port < 0 || c.Store.Port > 65535 {
