@@ -530,7 +530,7 @@ func (g DataGenConfig) validate(key string, used bool) error {
 	if g.Kind != DataGenMotif && g.Kind != DataGenUniform {
 		return &ConfigError{Key: key, Value: string(g.Kind), Reason: "must be MotifDataGenerator or UniformDataGenerator"}
 	}
-	if g.StartByte < 0 || g.StartByte > 255 {
+	if g.StartByte < 0 || g.StartByte > 254 {
 		return &ConfigError{Key: key + "_startbyte", Value: fmt.Sprint(g.StartByte), Reason: "must be in 0..254"}
 	}
 	if g.EndByte <= g.StartByte || g.EndByte > 255 {

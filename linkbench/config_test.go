@@ -110,6 +110,9 @@ func TestValidateErrors(t *testing.T) {
 		{"dbload count", func(c *Config) { c.DBCount = 2; c.DBLoad = []float64{100} }, "dbload"},
 		{"dbload sum", func(c *Config) { c.DBCount = 2; c.DBLoad = []float64{50, 49} }, "dbload"},
 		{"endbyte", func(c *Config) { c.LinkAddData.EndByte = 10 }, "link_add_datagen_endbyte"},
+		// 0 <= startbyte < endbyte <= 255: startbyte 255 is refused as
+		// startbyte (it was checked against 0..255 while documented 0..254).
+		{"startbyte 255", func(c *Config) { c.LinkAddData.StartByte, c.LinkAddData.EndByte = 255, 255 }, "link_add_datagen_startbyte"},
 		{"uniqueness", func(c *Config) { c.NodeUpData.Uniqueness = 2 }, "node_up_datagen_uniqueness"},
 		{"datasize", func(c *Config) { c.LinkDataSize = 0 }, "link_datasize"},
 		{"requestrate", func(c *Config) { c.RequestRate = -1 }, "requestrate"},
