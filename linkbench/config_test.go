@@ -232,3 +232,21 @@ func TestParsePropertiesUnknownKeyNamesFile(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestNLinksRealDistributionClass: nlinks_func may name LinkBench's
+// RealDistribution class (with nlinks_realdist); the data file is then read
+// (it was not: the check looked at NLinks.Set, which no key sets, and the
+// run failed for want of the data file it had).
+func TestNLinksRealDistributionClass(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxID1 = 1001
+	cfg.DataFile = testref.File(t, "Distribution.dat")
+	for k, v := range map[string]string{"nlinks_func": "com.facebook.LinkBench.RealDistribution", "nlinks_realdist": "links"} {
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Check(cfg, false); err != nil {
+		t.Fatalf("nlinks_func = RealDistribution with a data_file: %v", err)
+	}
+}

@@ -124,7 +124,10 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 			}
 		}
 	}
-	if cfg.NLinks.Set && cfg.NLinks.Spec.Kind == distributions.KindReal {
+	// A class-based out-degree names its class in nlinks_func (NLinks holds
+	// only its parameters): com.facebook.LinkBench.RealDistribution reads
+	// the data file too.
+	if kind, err := distributions.ParseKind(cfg.NLinksFunc); err == nil && kind == distributions.KindReal {
 		needReal = true
 	}
 	if needReal {
