@@ -77,7 +77,6 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 		}
 		opts.WorkDir = wd
 	}
-	keys := allKeys()
 
 	var mainProps []Property
 	if path != "" {
@@ -130,7 +129,7 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 		if s.file != "-D" {
 			where = fmt.Sprintf("%s:%d", s.file, s.line)
 		}
-		if err := cfg.set(keys, k, s.value); err != nil {
+		if err := cfg.Set(k, s.value); err != nil {
 			var ce *ConfigError
 			if errors.As(err, &ce) {
 				ce.Where = where

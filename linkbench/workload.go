@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -272,8 +273,8 @@ func (w *workload) buildOutDegree() error {
 	cfg := &w.cfg
 	min, max := cfg.StartID1, cfg.MaxID1
 	fn := strings.ToLower(cfg.NLinksFunc)
-	switch fn {
-	case "real":
+	switch {
+	case fn == "real":
 		if w.real == nil || !w.real.Has(distributions.SectionNLinks) {
 			return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
 		}
@@ -289,7 +290,7 @@ func (w *workload) buildOutDegree() error {
 			w.outDegreeSource = fmt.Sprintf("built-in model of the %s Distribution.dat nlinks (%s)", cfg.DataVintage, w.builtinWhy)
 		}
 		return nil
-	case "const", "reciprocal", "multiples", "exponential", "perfect_squares", "perfect_powers":
+	case slices.Contains(arithmeticModes, fn):
 		od, err := w.arithmeticOutDegree()
 		if err != nil {
 			return err
@@ -301,8 +302,7 @@ func (w *workload) buildOutDegree() error {
 	}
 	kind, err := distributions.ParseKind(cfg.NLinksFunc)
 	if err != nil {
-		return &ConfigError{Key: "nlinks_func", Value: cfg.NLinksFunc, Reason: "must be real, const, reciprocal, " +
-			"multiples, exponential, perfect_squares or a distribution class: " + err.Error()}
+		return &ConfigError{Key: "nlinks_func", Value: cfg.NLinksFunc, Reason: "must be " + nlinksFuncAllowed + ": " + err.Error()}
 	}
 	spec := cfg.NLinks.Spec
 	spec.Kind = kind
