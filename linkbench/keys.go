@@ -326,12 +326,12 @@ func (d keyDef) rule(allowed string, check func(*Config) string) keyDef {
 		}
 		return check(c)
 	}
-	if allowed != "" {
-		if d.allowed == "" {
-			d.allowed = allowed
-		} else {
-			d.allowed += "; " + allowed
-		}
+	switch {
+	case allowed == "":
+	case prev == nil || d.allowed == "": // no range so far: "any integer" is no longer true
+		d.allowed = allowed
+	default:
+		d.allowed += "; " + allowed
 	}
 	return d
 }
@@ -552,8 +552,8 @@ func distKeys(prefix, fnKey, what, allowed string, f func(*Config) *DistConfig, 
 		keys = append(keys, fn)
 	}
 	param := func(name, doc string, p func(*distributions.Spec) *float64, def string) keyDef {
-		d := floatKey(prefix+name, func(c *Config) *float64 { return p(spec(c)) }, bound[float64]{}, "checked when the run is prepared", what+": "+doc)
-		d.check = nil // the distribution checks its parameters (prepare)
+		d := floatKey(prefix+name, func(c *Config) *float64 { return p(spec(c)) }, bound[float64]{}, "", what+": "+doc)
+		d.allowed, d.check = "a number (checked by the distribution when the run is prepared)", nil
 		if def != "" {
 			d = d.dflt(def)
 		}
@@ -562,7 +562,7 @@ func distKeys(prefix, fnKey, what, allowed string, f func(*Config) *DistConfig, 
 	keys = append(keys,
 		param("shape", "Zipf exponent", func(s *distributions.Spec) *float64 { return &s.Shape }, def.shape),
 		keyDef{name: prefix + "mean", doc: what + ": scale of Uniform, Zipf or Geometric (absent: none)",
-			allowed: "any number (checked when the run is prepared)",
+			allowed: "a number (checked by the distribution when the run is prepared)",
 			set: func(c *Config, k, v string) error {
 				x, err := parseFloat(k, v)
 				if err == nil {
@@ -578,7 +578,8 @@ func distKeys(prefix, fnKey, what, allowed string, f func(*Config) *DistConfig, 
 	)
 	if !noConfig {
 		cfg := int64Key(prefix+"config", func(c *Config) *int64 { return &spec(c).Config }, bound[int64]{},
-			"checked when the run is prepared", what+": parameter of a built-in access mode")
+			"", what+": parameter of a built-in access mode")
+		cfg.allowed = "an integer (checked by the mode when the run is prepared)"
 		if def.config != "" {
 			cfg = cfg.dflt(def.config)
 		}
@@ -652,7 +653,7 @@ func parseDataGenKind(v string) (DataGenKind, bool) {
 	return "", false
 }
 
-const dataGenNames = "motif, uniform, or the class com.facebook.LinkBench.generators.MotifDataGenerator or ...UniformDataGenerator"
+const dataGenNames = "motif, uniform (any case) or their class (com.facebook.LinkBench.generators.MotifDataGenerator, ...)"
 
 // dataGenKeys returns the keys of one payload generator: gen,
 // gen_startbyte, gen_endbyte, gen_uniqueness, gen_motif_length. used
@@ -800,7 +801,7 @@ func buildKeyTable() []keyDef {
 			set:     func(*Config, string, string) error { return nil }},
 		stringKey("data_file", func(c *Config) *string { return &c.DataFile },
 			"a path; empty: the built-in model (fast mode only)",
-			"LinkBench's Distribution.dat (the default: the built-in model of it unless ParseProperties finds the file)").
+			"LinkBench's Distribution.dat; the default stands for the built-in model unless ParseProperties finds the file").
 			dflt(DefaultDataFile),
 		{name: "data_vintage", doc: "built-in model used without data_file: 2017 (maintained fork) or 2011 (original)",
 			allowed: "2017 (md, current), 2011 (fb, legacy)", def: "2017", hasDef: true,
