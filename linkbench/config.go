@@ -235,15 +235,18 @@ type Config struct {
 
 	Requesters int // requesters: request goroutines; 0: no request phase
 	// Requests is requests: the requests each requester does after the
-	// warm-up; 0: none.
+	// warm-up; 0: none. Unlimited: no limit, MaxTime (or the context given
+	// to Request) ends the phase; RunFor says both at once.
 	Requests int64
 	// RequestRate is requestrate: each requester's mean rate in requests/s
 	// (Poisson arrivals, open loop); 0: unthrottled (closed loop).
 	RequestRate float64
 	// MaxTime is maxtime: the time limit of the measured requests, counted
-	// from the end of the warm-up, tested after each request. The key is
-	// in seconds. 0 is LinkBench's maxtime = 0: each requester stops after
-	// its first measured request.
+	// from the end of the warm-up and tested after each request (the key
+	// is in seconds). NoTimeLimit: none, Requests (or the context) ends the
+	// phase. 0 keeps LinkBench's meaning of maxtime = 0: the limit is
+	// reached at once, so each requester stops after its first measured
+	// request.
 	MaxTime            time.Duration
 	WarmupTime         time.Duration // warmup_time: unmeasured warm-up before the measured requests; 0: none
 	MaxFailedRequests  int64         // max_failed_requests: a requester aborts when its failures exceed it (0: at the first); negative: never
@@ -340,6 +343,48 @@ func DefaultConfig() Config {
 		}
 	}
 	return c
+}
+
+// Unlimited, as Config.Requests, puts no limit on the number of requests:
+// MaxTime, or the context given to Request, ends the request phase. It is
+// the largest int64, so that the requests key says it too
+// (requests = 9223372036854775807), with LinkBench's meaning.
+const Unlimited int64 = math.MaxInt64
+
+// NoTimeLimit, as Config.MaxTime, puts no limit on the time of the request
+// phase: Requests, or the context given to Request, ends it. It is the
+// largest time.Duration, which the maxtime key writes 9223372036.854775807
+// (seconds).
+const NoTimeLimit time.Duration = math.MaxInt64
+
+// RunFor makes the request phase last d after the warm-up, however many
+// requests that is: it sets Requests to Unlimited and MaxTime to d. With
+// d = NoTimeLimit the phase runs until the context given to Request is
+// cancelled.
+func (c *Config) RunFor(d time.Duration) {
+	c.Requests, c.MaxTime = Unlimited, d
+}
+
+// totalRequests is the number of requests of the whole request phase when
+// no time limit ends it first: Requests per requester, Unlimited when that
+// product does not fit an int64.
+func (c *Config) totalRequests() int64 {
+	r := int64(max(c.Requesters, 0))
+	if r > 0 && c.Requests > Unlimited/r {
+		return Unlimited
+	}
+	return c.Requests * r
+}
+
+// timeLimitEnd returns the time (in the caller's unit, ns) at which
+// MaxTime ends for a phase whose measured part starts at start: start +
+// MaxTime, or the largest int64 when that would overflow (NoTimeLimit
+// with a warm-up).
+func (c *Config) timeLimitEnd(start int64) int64 {
+	if d := int64(c.MaxTime); d > 0 && start > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return start + int64(c.MaxTime)
 }
 
 // maxIDs is the largest id range (maxid1 - startid1) the workload

@@ -105,7 +105,7 @@ var mainJob = map[string]string{
 	"loaders":                "2",
 	"requesters":             "4",
 	"maxtime":                "30",
-	"requests":               "100000000",
+	"requests":               "9223372036854775807", // linkbench.Unlimited: maxtime ends the run
 	"progressfreq":           "10",
 	"load_progress_interval": "2000000",
 	"req_progress_interval":  "1000000",
