@@ -241,6 +241,11 @@ type Config struct {
 	// RequestRate is requestrate: each requester's mean rate in requests/s
 	// (Poisson arrivals, open loop); 0: unthrottled (closed loop).
 	RequestRate float64
+	// TotalRequestRate is total_requestrate (a linkbench-go key): the mean
+	// rate of the whole request phase in requests/s, shared equally by the
+	// requesters (each gets TotalRequestRate/Requesters, as if RequestRate
+	// said so); 0: none, RequestRate decides. Setting both is an error.
+	TotalRequestRate float64
 	// MaxTime is maxtime: the time limit of the measured requests, counted
 	// from the end of the warm-up and tested after each request (the key
 	// is in seconds). NoTimeLimit: none, Requests (or the context) ends the

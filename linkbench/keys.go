@@ -868,6 +868,15 @@ func buildKeyTable() []keyDef {
 			"9223372036854775807: Unlimited, maxtime ends the phase", "requests per requester after the warm-up").dflt("500000"),
 		floatKey("requestrate", func(c *Config) *float64 { return &c.RequestRate }, atLeast[float64](0),
 			"requests/s; 0: unthrottled", "mean request rate of each requester (open loop)").dflt("0"),
+		floatKey("total_requestrate", func(c *Config) *float64 { return &c.TotalRequestRate }, atLeast[float64](0),
+			"requests/s; 0: none, requestrate decides", "mean request rate of all requesters together, shared equally").
+			dflt("0").omitZero("0").
+			rule("", func(c *Config) string {
+				if c.TotalRequestRate > 0 && c.RequestRate > 0 {
+					return fmt.Sprintf("cannot be combined with requestrate (%g): set one of them", c.RequestRate)
+				}
+				return ""
+			}),
 		secondsKey("maxtime", func(c *Config) *time.Duration { return &c.MaxTime },
 			"0: stop after the first request; 9223372036.854775807: NoTimeLimit",
 			"time limit of the measured request phase, after the warm-up").dflt("100000"),

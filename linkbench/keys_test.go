@@ -27,7 +27,7 @@ var keySamples = map[string]string{
 	"node_add_datagen": "", "node_add_datagen_startbyte": "3", "node_add_datagen_endbyte": "202", "node_add_datagen_uniqueness": "0.125",
 	"node_up_datagen": "", "node_up_datagen_startbyte": "4", "node_up_datagen_endbyte": "203", "node_up_datagen_uniqueness": "1",
 
-	"requesters": "9", "requests": "1234", "requestrate": "250.5", "maxtime": "7.25", "warmup_time": "3",
+	"requesters": "9", "requests": "1234", "requestrate": "250.5", "total_requestrate": "1000", "maxtime": "7.25", "warmup_time": "3",
 	"max_failed_requests": "-1", "request_random_seed": "77",
 	"addlink": "10", "deletelink": "10", "updatelink": "10", "countlink": "10", "getlink": "10", "getlinklist": "10",
 	"addnode": "10", "updatenode": "10", "deletenode": "10", "getnode": "10",

@@ -120,3 +120,44 @@ func headerHas(rep *stats.Report, key, want string) bool {
 	}
 	return false
 }
+
+// TestTotalRequestRate: total_requestrate is shared equally by the
+// requesters when the run is prepared (the loop sees each one's share as
+// its requestrate); it cannot be combined with requestrate.
+func TestTotalRequestRate(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 4
+	cfg.Requests = 100
+	if err := cfg.Set("total_requestrate", "2000"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := prepare(cfg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.cfg.RequestRate != 500 {
+		t.Errorf("each requester's rate is %g, want 2000/4", w.cfg.RequestRate)
+	}
+	start := time.Now()
+	rep, err := Request(context.Background(), cfg, discard.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 400 requests at 2000/s: about 0.2 s (Poisson arrivals).
+	if took := time.Since(start); took < 100*time.Millisecond {
+		t.Errorf("400 requests at 2000/s in total took %v", took)
+	}
+	gn, _ := rep.Op(stats.GetNode)
+	if gn.Service == nil {
+		t.Error("no service-time series: the run was not open loop")
+	}
+	if !headerHas(rep, "requesters", "2000/s in total, 500/s per requester") {
+		t.Errorf("the report header does not give the rates: %v", rep.Header)
+	}
+
+	cfg.RequestRate = 10
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "total_requestrate") ||
+		!strings.Contains(err.Error(), "requestrate (10)") {
+		t.Errorf("requestrate and total_requestrate: %v", err)
+	}
+}

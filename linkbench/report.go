@@ -43,7 +43,11 @@ func (w *workload) header(seed int64, seedKey string) []stats.KV {
 			c.Loaders, c.LoaderChunkSize, c.BulkInsertCount, c.GenerateNodes)})
 	} else {
 		rate := "unthrottled"
-		if c.RequestRate > 0 {
+		switch {
+		case c.TotalRequestRate > 0:
+			rate = fmt.Sprintf("%g/s in total, %g/s per requester (total_requestrate, open loop)",
+				c.TotalRequestRate, c.TotalRequestRate/float64(max(c.Requesters, 1)))
+		case c.RequestRate > 0:
 			rate = fmt.Sprintf("%g/s per requester (open loop)", c.RequestRate)
 		}
 		requests, maxTime := fmt.Sprint(c.Requests), c.MaxTime.String()

@@ -108,6 +108,11 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 		return nil, err
 	}
 	w := &workload{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1}
+	if cfg.TotalRequestRate > 0 && cfg.Requesters > 0 {
+		// The requesters share the total rate equally: each one's loop reads
+		// its share as its requestrate.
+		w.cfg.RequestRate = cfg.TotalRequestRate / float64(cfg.Requesters)
+	}
 	min, max := cfg.StartID1, cfg.MaxID1
 
 	needReal := strings.EqualFold(cfg.NLinksFunc, "real")
