@@ -250,3 +250,41 @@ func TestNLinksRealDistributionClass(t *testing.T) {
 		t.Fatalf("nlinks_func = RealDistribution with a data_file: %v", err)
 	}
 }
+
+// TestNoWorkingDirectoryLookup: the library never reads the working
+// directory on its own. A config/Distribution.dat there (here a malformed
+// one) is not read by Check for DefaultConfig's data_file (which then
+// means the built-in model), nor found by ParseProperties without WorkDir;
+// with WorkDir (as the command-line tool passes it) it is.
+func TestNoWorkingDirectoryLookup(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, filepath.Join(dir, "config"), "Distribution.dat", "nlinks\n1 50\n2 40\n3 100\n")
+	t.Chdir(dir)
+	t.Setenv("LINKBENCH_HOME", t.TempDir())
+
+	cfg := DefaultConfig()
+	cfg.MaxID1 = 1001
+	if err := Check(cfg, true); err != nil {
+		t.Errorf("DefaultConfig read ./%s: %v", DefaultDataFile, err)
+	}
+	cfg.RNG = RNGJava
+	var ce *ConfigError
+	if err := Check(cfg, true); !errors.As(err, &ce) || ce.Key != "data_file" || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("rng = java with the default data_file: %v, want a data_file error", err)
+	}
+
+	p, err := ParseProperties("", PropertiesOptions{Overrides: map[string]string{"maxid1": "1001"}})
+	if err != nil || p.DataFile != DefaultDataFile {
+		t.Errorf("ParseProperties without WorkDir: data_file %q, %v; want %q", p.DataFile, err, DefaultDataFile)
+	}
+	p, err = ParseProperties("", PropertiesOptions{Overrides: map[string]string{"maxid1": "1001"}, WorkDir: dir})
+	if err != nil || p.DataFile != bad {
+		t.Errorf("ParseProperties with WorkDir: data_file %q, %v; want %q", p.DataFile, err, bad)
+	}
+	if err := Check(p, false); !errors.As(err, &ce) || ce.Key != "data_file" {
+		t.Errorf("the file found in WorkDir is read: %v, want its data_file error", err)
+	}
+}

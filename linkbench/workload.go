@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -235,9 +234,11 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	return w, nil
 }
 
-// loadRealData reads cfg.DataFile. When the file is LinkBench's default
-// path and cannot be found, the out-degree falls back to the built-in model
-// (w.real stays nil) and only a REAL access distribution is then an error.
+// loadRealData reads cfg.DataFile. When it is empty, or LinkBench's
+// default path that ParseProperties or ResolveDataFile did not find (an
+// unresolved DefaultDataFile, which is never looked for here), the
+// built-in model of the file stands in for it in fast mode; Java mode
+// refuses both.
 func (w *workload) loadRealData() error {
 	path := w.cfg.DataFile
 	java := w.cfg.RNG.Java()
@@ -249,21 +250,22 @@ func (w *workload) loadRealData() error {
 		w.useBuiltin("no data_file")
 		return nil
 	}
-	if !strings.HasPrefix(path, "/") {
-		if p, _, found := lookupFile(path, "."); found {
-			path = p
+	if path == DefaultDataFile {
+		// LinkBench's default, not found by ParseProperties or
+		// ResolveDataFile (which store the path they find): the library
+		// never looks for it in the working directory on its own.
+		if java {
+			return &ConfigError{Key: "data_file", Value: path, Reason: "rng = java needs LinkBench's Distribution.dat, " +
+				"and " + DefaultDataFile + " was not found (give its path)"}
 		}
+		w.useBuiltin("data_file " + path + " not found")
+		return nil
 	}
 	d, err := loadDataFile(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
-			w.useBuiltin("data_file " + w.cfg.DataFile + " not found")
-			return nil
-		}
-		return dataFileError(w.cfg.DataFile, path, err)
+		return dataFileError(path, path, err)
 	}
 	w.real = d
-	w.cfg.DataFile = path
 	return nil
 }
 

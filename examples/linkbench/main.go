@@ -222,7 +222,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 
 // buildConfig reads -c's file (with -D and its workload_file) or, without
 // -c, the main job's settings with -D on top (and a workload_file named by
-// -D), as ParseProperties resolves them.
+// -D), as ParseProperties resolves them, the working directory being the
+// last place where relative paths are looked up.
 func buildConfig(o *options) (linkbench.Config, error) {
 	defs := o.defs
 	if o.config == "" {
@@ -234,7 +235,15 @@ func buildConfig(o *options) (linkbench.Config, error) {
 			defs[k] = v
 		}
 	}
-	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs})
+	// Like the Java tool run from a LinkBench checkout, relative paths
+	// (workload_file, data_file, LinkBench's default config/Distribution.dat)
+	// are also looked up in the working directory: the tool says so, the
+	// library never does on its own.
+	wd, err := os.Getwd()
+	if err != nil {
+		return linkbench.Config{}, fmt.Errorf("working directory: %w", err)
+	}
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs, WorkDir: wd})
 	if err != nil {
 		return cfg, usageError{err}
 	}

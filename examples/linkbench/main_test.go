@@ -367,3 +367,23 @@ func TestKeysFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestDataFileInWorkingDirectory: the tool, unlike the library, looks for
+// LinkBench's default data_file (config/Distribution.dat) in its working
+// directory, as the Java tool run from a LinkBench checkout finds it.
+func TestDataFileInWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dat := filepath.Join(dir, "config", "Distribution.dat")
+	if err := os.WriteFile(dat, []byte("nlinks\n1 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LINKBENCH_HOME", t.TempDir())
+	t.Chdir(dir)
+	cfg, err := buildConfig(&options{defs: overrides{}})
+	if err != nil || cfg.DataFile != dat {
+		t.Errorf("data_file %q, %v; want %q", cfg.DataFile, err, dat)
+	}
+}
