@@ -15,8 +15,8 @@ import (
 // the LinkBench configuration key (e.g. "maxid1"), or several keys joined
 // by "+" when the problem involves a group (the operation mix).
 type ConfigError struct {
-	Key    string
-	Value  string
+	Key    string // the key (or keys joined by "+"), as written
+	Value  string // the value, as the key writes it ("" when none applies)
 	Reason string // what is wrong, with the allowed range
 	Where  string // optional: "file:line" or "-D" where the value was set
 }
@@ -38,8 +38,8 @@ func (e *ConfigError) Error() string {
 // request_random_seed). When Set is false the driver draws a seed and
 // reports it, so that the run can be repeated.
 type Seed struct {
-	Value int64
-	Set   bool
+	Value int64 // the seed, when Set
+	Set   bool  // false: draw a seed at run time
 }
 
 // FixedSeed returns a Seed that is set to v.
@@ -91,9 +91,9 @@ func (m Mix) HasNodeOps() bool {
 // whether the function key was given. The zero DistConfig is "none":
 // Validate and the run refuse it where a distribution is required.
 type DistConfig struct {
-	Function string
-	Spec     distributions.Spec
-	Set      bool
+	Function string             // the distribution's name as written ("" with Set: Spec.Kind's name)
+	Spec     distributions.Spec // the kind (meaningful when Set) and the parameters
+	Set      bool               // the function key was given: the distribution exists
 }
 
 // RNGMode selects how a run draws its random numbers (the rng key).
@@ -142,11 +142,11 @@ const (
 // fresh 128-byte chunks (Motif only). The zero DataGenConfig (Set false) is
 // "none": Validate refuses it where the run needs the generator.
 type DataGenConfig struct {
-	Kind       DataGenKind
-	StartByte  int
-	EndByte    int
-	Uniqueness float64
-	Set        bool
+	Kind       DataGenKind // DataGenMotif or DataGenUniform (meaningful when Set)
+	StartByte  int         // <gen>_startbyte: the smallest payload byte
+	EndByte    int         // <gen>_endbyte: the largest payload byte
+	Uniqueness float64     // <gen>_uniqueness (Motif only)
+	Set        bool        // the generator key was given: the generator exists
 }
 
 // StoreConfig holds LinkBench's store connection keys. The library does not

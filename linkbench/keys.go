@@ -247,6 +247,7 @@ func formatNumber[T int64 | float64](v T) string {
 	return fmt.Sprint(v)
 }
 
+// String is the range as Keys lists it: "1..4096", ">= 0", "> 0 and <= 1e9".
 func (b bound[T]) String() string {
 	switch {
 	case b.hasLo && b.hasHi && !b.loOpen:
@@ -1183,7 +1184,7 @@ type KeyInfo struct {
 	// absent; optional distribution parameters; other spellings; keys
 	// without effect) leave their field's zero value.
 	Default    string
-	HasDefault bool
+	HasDefault bool // the key has a default (Default, possibly "")
 	// Allowed states the values Validate accepts: a range ("1..4096",
 	// ">= 0"), a list of names, with notes on special values.
 	Allowed string

@@ -45,8 +45,8 @@ func BinaryMsg(b byte, want string) string {
 // Property is one key/value pair of a .properties file, with the line on
 // which its logical line started (1-based).
 type Property struct {
-	Key, Value string
-	Line       int
+	Key, Value string // unescaped; the value's surrounding white space trimmed
+	Line       int    // 1-based; 0 for a pair not read from a file
 }
 
 // SyntaxError reports malformed input in a .properties file: a malformed
@@ -54,7 +54,7 @@ type Property struct {
 type SyntaxError struct {
 	File string // may be empty
 	Line int    // 1-based
-	Msg  string
+	Msg  string // what is wrong, never repeating binary data
 }
 
 // Error implements error.
