@@ -473,11 +473,14 @@ func (c *Config) logger() *slog.Logger {
 // Properties returns the configuration as LinkBench key/value pairs, in a
 // fixed order (graph and load, out-degree and payloads, request phase,
 // databases, reporting, store; that of Keys), values as Set reads them
-// back: setting every pair on DefaultConfig() gives back c. A key is left
-// out when writing it would change nothing: a seed that is not set, a
-// distribution parameter or store key that is zero (or empty) with a zero
-// (or empty) default, keys without effect or field. The password is never
-// included. Line is 0.
+// back: setting every pair on DefaultConfig() gives back c, except for the
+// password, which is never included, the fields no key sets (Logger, Now,
+// Stream, SourceFiles; NLinks' Function, Kind and Set), and the Function
+// and Kind of a distribution or generator that is not Set (they read back
+// as their zero values). A key is left out when writing it would change
+// nothing: a seed that is not set, a distribution parameter or store key
+// that is zero (or empty) with a zero (or empty) default, keys without
+// effect or field. Line is 0.
 func (c *Config) Properties() []Property {
 	var p []Property
 	for _, d := range keyTable() {
