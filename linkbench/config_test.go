@@ -110,6 +110,9 @@ func TestValidateErrors(t *testing.T) {
 		{"dbload count", func(c *Config) { c.DBCount = 2; c.DBLoad = []float64{100} }, "dbload"},
 		{"dbload sum", func(c *Config) { c.DBCount = 2; c.DBLoad = []float64{50, 49} }, "dbload"},
 		{"endbyte", func(c *Config) { c.LinkAddData.EndByte = 10 }, "link_add_datagen_endbyte"},
+		// 0 <= startbyte < endbyte <= 255: startbyte 255 is refused as
+		// startbyte (it was checked against 0..255 while documented 0..254).
+		{"startbyte 255", func(c *Config) { c.LinkAddData.StartByte, c.LinkAddData.EndByte = 255, 255 }, "link_add_datagen_startbyte"},
 		{"uniqueness", func(c *Config) { c.NodeUpData.Uniqueness = 2 }, "node_up_datagen_uniqueness"},
 		{"datasize", func(c *Config) { c.LinkDataSize = 0 }, "link_datasize"},
 		{"requestrate", func(c *Config) { c.RequestRate = -1 }, "requestrate"},
@@ -227,5 +230,61 @@ func TestParsePropertiesUnknownKeyNamesFile(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Key != "reqesters" || !strings.Contains(err.Error(), "m.properties:3") ||
 		!strings.Contains(err.Error(), `"requesters"`) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestNLinksRealDistributionClass: nlinks_func may name LinkBench's
+// RealDistribution class (with nlinks_realdist); the data file is then read
+// (it was not: the check looked at NLinks.Set, which no key sets, and the
+// run failed for want of the data file it had).
+func TestNLinksRealDistributionClass(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxID1 = 1001
+	cfg.DataFile = testref.File(t, "Distribution.dat")
+	for k, v := range map[string]string{"nlinks_func": "com.facebook.LinkBench.RealDistribution", "nlinks_realdist": "links"} {
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Check(cfg, false); err != nil {
+		t.Fatalf("nlinks_func = RealDistribution with a data_file: %v", err)
+	}
+}
+
+// TestNoWorkingDirectoryLookup: the library never reads the working
+// directory on its own. A config/Distribution.dat there (here a malformed
+// one) is not read by Check for DefaultConfig's data_file (which then
+// means the built-in model), nor found by ParseProperties without WorkDir;
+// with WorkDir (as the command-line tool passes it) it is.
+func TestNoWorkingDirectoryLookup(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, filepath.Join(dir, "config"), "Distribution.dat", "nlinks\n1 50\n2 40\n3 100\n")
+	t.Chdir(dir)
+	t.Setenv("LINKBENCH_HOME", t.TempDir())
+
+	cfg := DefaultConfig()
+	cfg.MaxID1 = 1001
+	if err := Check(cfg, true); err != nil {
+		t.Errorf("DefaultConfig read ./%s: %v", DefaultDataFile, err)
+	}
+	cfg.RNG = RNGJava
+	var ce *ConfigError
+	if err := Check(cfg, true); !errors.As(err, &ce) || ce.Key != "data_file" || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("rng = java with the default data_file: %v, want a data_file error", err)
+	}
+
+	p, err := ParseProperties("", PropertiesOptions{Overrides: map[string]string{"maxid1": "1001"}})
+	if err != nil || p.DataFile != DefaultDataFile {
+		t.Errorf("ParseProperties without WorkDir: data_file %q, %v; want %q", p.DataFile, err, DefaultDataFile)
+	}
+	p, err = ParseProperties("", PropertiesOptions{Overrides: map[string]string{"maxid1": "1001"}, WorkDir: dir})
+	if err != nil || p.DataFile != bad {
+		t.Errorf("ParseProperties with WorkDir: data_file %q, %v; want %q", p.DataFile, err, bad)
+	}
+	if err := Check(p, false); !errors.As(err, &ce) || ce.Key != "data_file" {
+		t.Errorf("the file found in WorkDir is read: %v, want its data_file error", err)
 	}
 }

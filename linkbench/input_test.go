@@ -19,13 +19,9 @@ func textOnly(s string) bool {
 	return !strings.Contains(s, `\x`)
 }
 
-// TestReadPropertiesBOM: a file saved with a UTF-8 byte order mark reads
-// as without it (the first key is not "\ufeffmaxid1").
-func TestReadPropertiesBOM(t *testing.T) {
-	got := readProps(t, "\xef\xbb\xbfmaxid1 = 1001\nloaders=2\n")
-	if got["maxid1"] != "1001" || got["loaders"] != "2" || len(got) != 2 {
-		t.Errorf("with a BOM: %q", got)
-	}
+// TestParsePropertiesBOM: a file saved with a UTF-8 byte order mark reads
+// as without it (the lexer's own tests are in internal/properties).
+func TestParsePropertiesBOM(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "bom.properties", "\xef\xbb\xbf# comment\nmaxid1 = 1001\n")
 	cfg, err := ParseProperties(p, PropertiesOptions{})
 	if err != nil {
@@ -36,34 +32,10 @@ func TestReadPropertiesBOM(t *testing.T) {
 	}
 }
 
-// TestReadPropertiesBinary: binary input is refused with its line and the
-// offending byte, and the error never repeats the data.
-func TestReadPropertiesBinary(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		line int
-	}{
-		{"\x7fELF\x02\x01\x01\x00\x00rest", 1},
-		{"a=1\nb=2\nc=\x00\x01\x02\n", 3},
-		{"a=1\r\nk\x1b[31m=red\n", 2},
-	} {
-		_, err := ReadProperties(strings.NewReader(c.in))
-		var se *PropertySyntaxError
-		if !errors.As(err, &se) {
-			t.Errorf("ReadProperties(%q) = %v, want *PropertySyntaxError", c.in, err)
-			continue
-		}
-		if se.Line != c.line || !strings.Contains(se.Msg, "binary data") {
-			t.Errorf("ReadProperties(%q): line %d %q, want line %d and \"binary data\"", c.in, se.Line, se.Msg, c.line)
-		}
-		if !textOnly(err.Error()) {
-			t.Errorf("the error echoes the data: %q", err)
-		}
-	}
-	// Tabs, form feeds and all line endings are text.
-	if got := readProps(t, "a\t=\f1\r\nb=2\rc=3"); len(got) != 3 {
-		t.Errorf("text with tab, form feed, CR: %q", got)
-	}
+// TestParsePropertiesBinary: a binary configuration file is refused with
+// its file:line and the offending byte (the lexer's own tests are in
+// internal/properties).
+func TestParsePropertiesBinary(t *testing.T) {
 	// A file names file:line.
 	dir := t.TempDir()
 	p := writeFile(t, dir, "bin.properties", "maxid1=5\n\x00\x01\x02\x03")

@@ -4,23 +4,68 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkbench-go/linkbench/distributions"
 )
 
-// keyDef is one LinkBench configuration key: how a string value is stored
-// into a Config. set receives the value with surrounding white space
-// trimmed and returns a *ConfigError for a malformed value.
+// keyDef is one configuration key, declared once: its name, a one-line
+// doc, its default, its allowed values, and how to set, print and check it.
+// Set, Config.Properties, KnownKeys, Keys, DefaultConfig and Validate all
+// read this table (keyTable); nothing else knows a key's default or range.
 type keyDef struct {
 	name string
-	set  func(c *Config, key, v string) error
-	// note marks keys that are accepted for compatibility but have no effect.
-	note string
+	// doc is one line, for listings (Keys, the tool's -keys).
+	doc string
+	// def is the default as the key is written; DefaultConfig sets every
+	// key that hasDef, in table order. A key without one leaves its field's
+	// zero value.
+	def    string
+	hasDef bool
+	// allowed describes the values check allows (a range, a list of
+	// names), for listings and for check's messages.
+	allowed string
+	// set stores a value (surrounding white space already trimmed) into
+	// c; a malformed value is a *ConfigError naming key (the key as
+	// written: an alias names itself). Ranges are check's.
+	set func(c *Config, key, v string) error
+	// get returns the value as the key is written and whether
+	// Config.Properties prints it; nil for keys that are never printed
+	// (other spellings, keys without a field, the password).
+	get func(c *Config) (string, bool)
+	// check returns "" when c's value is allowed, else why not, with the
+	// allowed range; nil when every value set accepts is allowed.
+	check func(c *Config) string
+	// aliasOf names the key this one is another spelling of.
+	aliasOf string
+	// ignored marks keys accepted for compatibility that have no effect.
+	ignored bool
 }
+
+// keyTable returns every configuration key, in the order Config.Properties
+// prints them and Validate checks them. The table is built once and never
+// changed.
+var keyTable = sync.OnceValue(buildKeyTable)
+
+// keyIndex maps each key name to its entry of keyTable.
+var keyIndex = sync.OnceValue(func() map[string]*keyDef {
+	t := keyTable()
+	m := make(map[string]*keyDef, len(t))
+	for i := range t {
+		if _, dup := m[t[i].name]; dup {
+			panic("linkbench: configuration key declared twice: " + t[i].name)
+		}
+		m[t[i].name] = &t[i]
+	}
+	return m
+})
+
+// ---- Parsing and printing values -------------------------------------
 
 func malformed(key, v, what string) error {
 	return &ConfigError{Key: key, Value: v, Reason: "malformed " + what}
@@ -71,131 +116,528 @@ func parseBool(key, v string) (bool, error) {
 	return false, &ConfigError{Key: key, Value: v, Reason: "must be true or false"}
 }
 
+// parseSeconds reads a duration in seconds: a whole number, as LinkBench
+// reads it, or (a linkbench-go extension, so that every time.Duration
+// prints and reads back exactly) a decimal number with at most nine
+// decimals.
 func parseSeconds(key, v string) (time.Duration, error) {
-	n, err := parseInt64(key, v)
-	if err != nil {
-		return 0, err
-	}
-	if n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
-		return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036)"}
-	}
-	return time.Duration(n) * time.Second, nil
-}
-
-func int64Key(name string, f func(*Config) *int64) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
-		n, err := parseInt64(k, v)
-		if err == nil {
-			*f(c) = n
+	whole, frac, hasFrac := strings.Cut(v, ".")
+	if !hasFrac {
+		n, err := parseInt64(key, v)
+		if err != nil {
+			return 0, err
 		}
-		return err
-	}}
+		if n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
+			return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036.854775807)"}
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	neg := strings.HasPrefix(whole, "-")
+	digits := strings.TrimPrefix(strings.TrimPrefix(whole, "-"), "+")
+	if len(frac) == 0 || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, malformed(key, v, "number of seconds (a whole number, or one with at most 9 decimals)")
+	}
+	var n int64
+	if digits != "" {
+		var err error
+		if n, err = strconv.ParseInt(digits, 10, 64); err != nil || n > math.MaxInt64/int64(time.Second) {
+			return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036.854775807)"}
+		}
+	}
+	ns, _ := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	d := n * int64(time.Second)
+	if d > math.MaxInt64-ns {
+		return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036.854775807)"}
+	}
+	d += ns
+	if neg {
+		d = -d
+	}
+	return time.Duration(d), nil
 }
 
-func intKey(name string, f func(*Config) *int) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
+// formatSeconds writes d in seconds, exactly: a whole number when it is
+// one, else with the decimals it needs (parseSeconds reads both).
+func formatSeconds(d time.Duration) string {
+	s, ns := int64(d/time.Second), int64(d%time.Second)
+	if ns == 0 {
+		return strconv.FormatInt(s, 10)
+	}
+	sign := ""
+	if d < 0 {
+		sign, s, ns = "-", -s, -ns
+	}
+	return sign + strconv.FormatInt(s, 10) + "." + strings.TrimRight(fmt.Sprintf("%09d", ns), "0")
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func formatFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, f := range v {
+		s[i] = formatFloat(f)
+	}
+	return strings.Join(s, ",")
+}
+
+// formatPoints writes piecewise points as ParsePoints reads them
+// ("value percent, ..."), each percent written so that it reads back as
+// the same probability.
+func formatPoints(pts []distributions.Point) string {
+	s := make([]string, len(pts))
+	for i, pt := range pts {
+		s[i] = strconv.FormatInt(pt.Value, 10) + " " + percentOf(pt.Prob)
+	}
+	return strings.Join(s, ", ")
+}
+
+// percentOf returns the shortest decimal x with x/100 == p, as ParsePoints
+// computes it (p*100 itself may not read back as p).
+func percentOf(p float64) string {
+	x := p * 100
+	for range 8 {
+		if x/100 == p {
+			return formatFloat(x) // shortest text that reads back as x
+		}
+		if x/100 < p {
+			x = math.Nextafter(x, math.Inf(1))
+		} else {
+			x = math.Nextafter(x, math.Inf(-1))
+		}
+	}
+	return formatFloat(p * 100)
+}
+
+// ---- Ranges --------------------------------------------------------------
+
+// bound is a numeric range: [lo, hi], either end optional, lo possibly
+// excluded. Its String is the allowed range as listings and errors state
+// it.
+type bound[T int64 | float64] struct {
+	lo, hi       T
+	hasLo, hasHi bool
+	loOpen       bool
+}
+
+func atLeast[T int64 | float64](lo T) bound[T] { return bound[T]{lo: lo, hasLo: true} }
+func above[T int64 | float64](lo T) bound[T]   { return bound[T]{lo: lo, hasLo: true, loOpen: true} }
+func between[T int64 | float64](lo, hi T) bound[T] {
+	return bound[T]{lo: lo, hi: hi, hasLo: true, hasHi: true}
+}
+func (b bound[T]) upTo(hi T) bound[T] { b.hi, b.hasHi = hi, true; return b }
+func (b bound[T]) any() bool          { return !b.hasLo && !b.hasHi }
+func (b bound[T]) contains(v T) bool  { return b.any() || b.inside(v) }
+func (b bound[T]) inside(v T) bool {
+	if v != v { // NaN
+		return false
+	}
+	if b.hasLo && (v < b.lo || b.loOpen && v == b.lo) {
+		return false
+	}
+	return !b.hasHi || v <= b.hi
+}
+
+func formatNumber[T int64 | float64](v T) string {
+	switch x := any(v).(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// String is the range as Keys lists it: "1..4096", ">= 0", "> 0 and <= 1e9".
+func (b bound[T]) String() string {
+	switch {
+	case b.hasLo && b.hasHi && !b.loOpen:
+		return formatNumber(b.lo) + ".." + formatNumber(b.hi)
+	case b.hasLo && b.hasHi:
+		return "> " + formatNumber(b.lo) + " and <= " + formatNumber(b.hi)
+	case b.hasLo && b.loOpen:
+		return "> " + formatNumber(b.lo)
+	case b.hasLo:
+		return ">= " + formatNumber(b.lo)
+	case b.hasHi:
+		return "<= " + formatNumber(b.hi)
+	}
+	return ""
+}
+
+// mustBe turns an allowed range into a reason: "must be in 1..4096",
+// "must be >= 0".
+func mustBe(allowed string) string {
+	if allowed != "" && (allowed[0] >= '0' && allowed[0] <= '9' || allowed[0] == '-') {
+		return "must be in " + allowed
+	}
+	return "must be " + allowed
+}
+
+// withNote appends a parenthesised note to an allowed range.
+func withNote(allowed, note string) string {
+	if note == "" {
+		return allowed
+	}
+	if allowed == "" {
+		return note
+	}
+	return allowed + " (" + note + ")"
+}
+
+// ---- Key constructors ----------------------------------------------------
+
+// dflt gives d its default (as the key is written).
+func (d keyDef) dflt(v string) keyDef { d.def, d.hasDef = v, true; return d }
+
+// omitZero makes Config.Properties skip the key while its value prints
+// as zero (its zero value, written) and its default is zero or absent: a
+// value that reads back as what DefaultConfig has anyway.
+func (d keyDef) omitZero(zero string) keyDef {
+	get := d.get
+	keep := d.hasDef && d.def != zero
+	d.get = func(c *Config) (string, bool) {
+		v, ok := get(c)
+		return v, ok && (keep || v != zero)
+	}
+	return d
+}
+
+// when makes check apply only when cond holds.
+func (d keyDef) when(cond func(*Config) bool) keyDef {
+	check := d.check
+	if check != nil {
+		d.check = func(c *Config) string {
+			if !cond(c) {
+				return ""
+			}
+			return check(c)
+		}
+	}
+	return d
+}
+
+// rule adds a check (its allowed text appended to the key's).
+func (d keyDef) rule(allowed string, check func(*Config) string) keyDef {
+	prev := d.check
+	d.check = func(c *Config) string {
+		if prev != nil {
+			if r := prev(c); r != "" {
+				return r
+			}
+		}
+		return check(c)
+	}
+	switch {
+	case allowed == "":
+	case prev == nil || d.allowed == "": // no range so far: "any integer" is no longer true
+		d.allowed = allowed
+	default:
+		d.allowed += "; " + allowed
+	}
+	return d
+}
+
+func printAlways(s string) (string, bool) { return s, true }
+
+func int64Key(name string, f func(*Config) *int64, b bound[int64], note, doc string) keyDef {
+	d := keyDef{name: name, doc: doc, allowed: withNote(b.String(), note),
+		set: func(c *Config, k, v string) error {
+			n, err := parseInt64(k, v)
+			if err == nil {
+				*f(c) = n
+			}
+			return err
+		},
+		get: func(c *Config) (string, bool) { return printAlways(strconv.FormatInt(*f(c), 10)) },
+	}
+	if d.allowed == "" {
+		d.allowed = "any integer"
+	}
+	if !b.any() {
+		d.check = func(c *Config) string {
+			if b.contains(*f(c)) {
+				return ""
+			}
+			return mustBe(d.allowed)
+		}
+	}
+	return d
+}
+
+func intKey(name string, f func(*Config) *int, b bound[int64], note, doc string) keyDef {
+	d := int64Key(name, nil, b, note, doc)
+	d.set = func(c *Config, k, v string) error {
 		n, err := parseInt(k, v)
 		if err == nil {
 			*f(c) = n
 		}
 		return err
-	}}
-}
-
-func floatKey(name string, f func(*Config) *float64) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
-		x, err := parseFloat(k, v)
-		if err == nil {
-			*f(c) = x
-		}
-		return err
-	}}
-}
-
-func boolKey(name string, f func(*Config) *bool) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
-		b, err := parseBool(k, v)
-		if err == nil {
-			*f(c) = b
-		}
-		return err
-	}}
-}
-
-func stringKey(name string, f func(*Config) *string) keyDef {
-	return keyDef{name: name, set: func(c *Config, _, v string) error { *f(c) = v; return nil }}
-}
-
-func secondsKey(name string, f func(*Config) *time.Duration) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
-		d, err := parseSeconds(k, v)
-		if err == nil {
-			*f(c) = d
-		}
-		return err
-	}}
-}
-
-func seedKey(name string, f func(*Config) *Seed) keyDef {
-	return keyDef{name: name, set: func(c *Config, k, v string) error {
-		n, err := parseInt64(k, v)
-		if err == nil {
-			*f(c) = FixedSeed(n)
-		}
-		return err
-	}}
-}
-
-func ignoredKey(name, why string) keyDef {
-	return keyDef{name: name, note: why, set: func(*Config, string, string) error { return nil }}
-}
-
-// distKeys returns the keys "<prefix>function" (or fnKey when not empty),
-// "<prefix>shape", "<prefix>mean", ... of one distribution.
-func distKeys(prefix, fnKey string, f func(*Config) *DistConfig) []keyDef {
-	if fnKey == "" {
-		fnKey = prefix + "function"
 	}
-	spec := func(c *Config) *distributions.Spec { return &f(c).Spec }
-	return []keyDef{
-		{name: fnKey, set: func(c *Config, k, v string) error {
-			kind, err := distributions.ParseKind(v)
-			if err != nil {
-				return &ConfigError{Key: k, Value: v, Reason: err.Error()}
+	d.get = func(c *Config) (string, bool) { return printAlways(strconv.Itoa(*f(c))) }
+	if d.check != nil {
+		d.check = func(c *Config) string {
+			if b.contains(int64(*f(c))) {
+				return ""
 			}
-			d := f(c)
-			d.Function, d.Spec.Kind, d.Set = v, kind, true
-			return nil
-		}},
-		floatKey(prefix+"shape", func(c *Config) *float64 { return &spec(c).Shape }),
-		{name: prefix + "mean", set: func(c *Config, k, v string) error {
+			return mustBe(d.allowed)
+		}
+	}
+	return d
+}
+
+func floatKey(name string, f func(*Config) *float64, b bound[float64], note, doc string) keyDef {
+	d := keyDef{name: name, doc: doc, allowed: withNote(b.String(), note),
+		set: func(c *Config, k, v string) error {
 			x, err := parseFloat(k, v)
 			if err == nil {
-				spec(c).Mean, spec(c).HasMean = x, true
+				*f(c) = x
 			}
 			return err
-		}},
-		floatKey(prefix+"prob", func(c *Config) *float64 { return &spec(c).Prob }),
-		floatKey(prefix+"median", func(c *Config) *float64 { return &spec(c).Median }),
-		floatKey(prefix+"sigma", func(c *Config) *float64 { return &spec(c).Sigma }),
-		int64Key(prefix+"config", func(c *Config) *int64 { return &spec(c).Config }),
-		{name: prefix + "points", set: func(c *Config, k, v string) error {
-			pts, err := distributions.ParsePoints(v)
-			if err != nil {
-				return keyError(prefix, v, err)
-			}
-			spec(c).Points = pts
-			return nil
-		}},
-		{name: prefix + "realdist", set: func(c *Config, k, v string) error {
-			s, err := distributions.ParseSection(v)
-			if err != nil {
-				return &ConfigError{Key: k, Value: v, Reason: err.Error()}
-			}
-			spec(c).RealDist = s
-			return nil
-		}},
+		},
+		get: func(c *Config) (string, bool) { return printAlways(formatFloat(*f(c))) },
 	}
+	if d.allowed == "" {
+		d.allowed = "any number"
+	}
+	d.check = func(c *Config) string {
+		if x := *f(c); !math.IsNaN(x) && !math.IsInf(x, 0) && b.contains(x) {
+			return ""
+		}
+		if b.any() {
+			return "must be a finite number"
+		}
+		return mustBe(d.allowed)
+	}
+	return d
+}
+
+func boolKey(name string, f func(*Config) *bool, doc string) keyDef {
+	return keyDef{name: name, doc: doc, allowed: "true, false (any case)",
+		set: func(c *Config, k, v string) error {
+			b, err := parseBool(k, v)
+			if err == nil {
+				*f(c) = b
+			}
+			return err
+		},
+		get: func(c *Config) (string, bool) { return printAlways(strconv.FormatBool(*f(c))) },
+	}
+}
+
+func stringKey(name string, f func(*Config) *string, allowed, doc string) keyDef {
+	return keyDef{name: name, doc: doc, allowed: allowed,
+		set: func(c *Config, _, v string) error { *f(c) = v; return nil },
+		get: func(c *Config) (string, bool) { return printAlways(*f(c)) },
+	}
+}
+
+// secondsKey is a duration written in seconds, >= 0.
+func secondsKey(name string, f func(*Config) *time.Duration, note, doc string) keyDef {
+	d := keyDef{name: name, doc: doc, allowed: withNote(">= 0 seconds", note),
+		set: func(c *Config, k, v string) error {
+			x, err := parseSeconds(k, v)
+			if err == nil {
+				*f(c) = x
+			}
+			return err
+		},
+		get: func(c *Config) (string, bool) { return printAlways(formatSeconds(*f(c))) },
+	}
+	d.check = func(c *Config) string {
+		if *f(c) >= 0 {
+			return ""
+		}
+		return mustBe(d.allowed)
+	}
+	return d
+}
+
+// clampedSeconds makes a seconds key read a negative value as 0 (as
+// LinkBench reads warmup_time); Validate still refuses a negative field.
+func clampedSeconds(d keyDef, f func(*Config) *time.Duration) keyDef {
+	d.allowed = "seconds; a negative value means 0 (as in LinkBench)"
+	d.check = func(c *Config) string {
+		if *f(c) < 0 {
+			return "must be >= 0 seconds"
+		}
+		return ""
+	}
+	set := d.set
+	d.set = func(c *Config, k, v string) error {
+		if err := set(c, k, v); err != nil {
+			return err
+		}
+		*f(c) = max(*f(c), 0)
+		return nil
+	}
+	return d
+}
+
+func seedKey(name string, f func(*Config) *Seed, doc string) keyDef {
+	return keyDef{name: name, doc: doc, allowed: "any integer (absent: drawn at random, and reported)",
+		set: func(c *Config, k, v string) error {
+			n, err := parseInt64(k, v)
+			if err == nil {
+				*f(c) = FixedSeed(n)
+			}
+			return err
+		},
+		get: func(c *Config) (string, bool) {
+			s := *f(c)
+			return strconv.FormatInt(s.Value, 10), s.Set
+		},
+	}
+}
+
+// aliasKey is another spelling of the key canonical (defined with set).
+func aliasKey(name, canonical string, set func(c *Config, key, v string) error, why string) keyDef {
+	return keyDef{name: name, aliasOf: canonical, set: set, allowed: "as " + canonical,
+		doc: "another spelling of " + canonical + " (" + why + ")"}
+}
+
+// ignoredKey is accepted for compatibility and has no effect.
+func ignoredKey(name, why string) keyDef {
+	return keyDef{name: name, doc: "no effect: " + why, allowed: "any", ignored: true,
+		set: func(*Config, string, string) error { return nil }}
+}
+
+// distKinds is the allowed text of a distribution key.
+const (
+	distClasses = "uniform, zipf, zipf_exact, geometric, lognormal, real, piecewise or their Java class " +
+		"(com.facebook.LinkBench.distributions.ZipfDistribution, ...)"
+	accessKinds = distClasses + ", or a built-in mode: REAL, ROUND_ROBIN, RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER"
+)
+
+// distParams holds the defaults of one distribution's keys.
+type distParams struct {
+	function, shape, prob, config string
+}
+
+// distKeys returns the keys of one distribution: fnKey (the function,
+// "" for none: nlinks_func names nlinks_'s class), then "<prefix>shape",
+// "<prefix>mean", "<prefix>prob", "<prefix>median", "<prefix>sigma",
+// "<prefix>config" (unless noConfig), "<prefix>points", "<prefix>realdist".
+// what names the distribution in docs.
+func distKeys(prefix, fnKey, what, allowed string, f func(*Config) *DistConfig, def distParams, noConfig bool) []keyDef {
+	spec := func(c *Config) *distributions.Spec { return &f(c).Spec }
+	var keys []keyDef
+	if fnKey != "" {
+		fn := keyDef{name: fnKey, doc: what + ": the distribution (empty: none)", allowed: allowed + "; empty: none",
+			set: func(c *Config, k, v string) error {
+				d := f(c)
+				if v == "" { // none: the zero DistConfig's Function, Kind and Set
+					d.Function, d.Spec.Kind, d.Set = "", 0, false
+					return nil
+				}
+				kind, err := distributions.ParseKind(v)
+				if err != nil {
+					return &ConfigError{Key: k, Value: v, Reason: err.Error()}
+				}
+				d.Function, d.Spec.Kind, d.Set = v, kind, true
+				return nil
+			},
+			get: func(c *Config) (string, bool) {
+				d := f(c)
+				switch {
+				case !d.Set:
+					return "", def.function != "" // written out only to unset a default
+				case d.Function == "":
+					return d.Spec.Kind.String(), true
+				}
+				return d.Function, true
+			},
+		}
+		if def.function != "" {
+			fn = fn.dflt(def.function)
+		}
+		keys = append(keys, fn)
+	}
+	param := func(name, doc string, p func(*distributions.Spec) *float64, def string) keyDef {
+		d := floatKey(prefix+name, func(c *Config) *float64 { return p(spec(c)) }, bound[float64]{}, "", what+": "+doc)
+		d.allowed, d.check = "a number (checked by the distribution when the run is prepared)", nil
+		if def != "" {
+			d = d.dflt(def)
+		}
+		return d.omitZero("0")
+	}
+	keys = append(keys,
+		param("shape", "Zipf exponent", func(s *distributions.Spec) *float64 { return &s.Shape }, def.shape),
+		keyDef{name: prefix + "mean", doc: what + ": scale of Uniform, Zipf or Geometric (absent: none)",
+			allowed: "a number (checked by the distribution when the run is prepared)",
+			set: func(c *Config, k, v string) error {
+				x, err := parseFloat(k, v)
+				if err == nil {
+					spec(c).Mean, spec(c).HasMean = x, true
+				}
+				return err
+			},
+			get: func(c *Config) (string, bool) { return formatFloat(spec(c).Mean), spec(c).HasMean },
+		},
+		param("prob", "Geometric success probability", func(s *distributions.Spec) *float64 { return &s.Prob }, def.prob),
+		param("median", "LogNormal median", func(s *distributions.Spec) *float64 { return &s.Median }, ""),
+		param("sigma", "LogNormal sigma", func(s *distributions.Spec) *float64 { return &s.Sigma }, ""),
+	)
+	if !noConfig {
+		cfg := int64Key(prefix+"config", func(c *Config) *int64 { return &spec(c).Config }, bound[int64]{},
+			"", what+": parameter of a built-in access mode")
+		cfg.allowed = "an integer (checked by the mode when the run is prepared)"
+		if def.config != "" {
+			cfg = cfg.dflt(def.config)
+		}
+		keys = append(keys, cfg.omitZero("0"))
+	}
+	keys = append(keys,
+		keyDef{name: prefix + "points", doc: what + ": points of a piecewise distribution",
+			allowed: `"value percent, ..." (cumulative percent, as in Distribution.dat)`,
+			set: func(c *Config, k, v string) error {
+				if v == "" {
+					spec(c).Points = nil
+					return nil
+				}
+				pts, err := distributions.ParsePoints(v)
+				if err != nil {
+					return keyError(prefix, v, err)
+				}
+				spec(c).Points = pts
+				return nil
+			},
+			get: func(c *Config) (string, bool) { return formatPoints(spec(c).Points), len(spec(c).Points) > 0 },
+		},
+		keyDef{name: prefix + "realdist", doc: what + ": section of Distribution.dat for the RealDistribution class",
+			allowed: "links, link_reads, link_writes, node_reads, node_writes (or the file's names: nlinks, ...)",
+			set: func(c *Config, k, v string) error {
+				s, err := distributions.ParseSection(v)
+				if err != nil {
+					return &ConfigError{Key: k, Value: v, Reason: err.Error()}
+				}
+				spec(c).RealDist = s
+				return nil
+			},
+			get: func(c *Config) (string, bool) {
+				s := spec(c).RealDist
+				return realdistName(s), s != distributions.SectionNone
+			},
+		},
+	)
+	return keys
+}
+
+// realdistName is the "<prefix>realdist" value of section s, as LinkBench
+// writes it (ParseSection also reads Distribution.dat's names).
+func realdistName(s distributions.Section) string {
+	switch s {
+	case distributions.SectionNLinks:
+		return "links"
+	case distributions.SectionLinkNReads:
+		return "link_reads"
+	case distributions.SectionLinkNWrites:
+		return "link_writes"
+	case distributions.SectionNodeNReads:
+		return "node_reads"
+	case distributions.SectionNodeNWrites:
+		return "node_writes"
+	}
+	return s.String()
 }
 
 // parseDataGenKind accepts the generator's Java class name, its simple
@@ -212,230 +654,464 @@ func parseDataGenKind(v string) (DataGenKind, bool) {
 	return "", false
 }
 
-func dataGenKeys(gen string, f func(*Config) *DataGenConfig) []keyDef {
-	return []keyDef{
-		{name: gen, set: func(c *Config, k, v string) error {
+const dataGenNames = "motif, uniform (any case) or their class (com.facebook.LinkBench.generators.MotifDataGenerator, ...)"
+
+// dataGenKeys returns the keys of one payload generator: gen,
+// gen_startbyte, gen_endbyte, gen_uniqueness, gen_motif_length. used
+// tells whether a run needs the generator (it must then be set).
+func dataGenKeys(gen, what string, f func(*Config) *DataGenConfig, used func(*Config) bool, usedWhen string,
+	start, end, uniq string) []keyDef {
+	isSet := func(c *Config) bool { return f(c).Set }
+	kind := keyDef{name: gen, doc: what + ": the payload generator (empty: none)", allowed: dataGenNames + "; empty: none (required " + usedWhen + ")",
+		set: func(c *Config, k, v string) error {
+			g := f(c)
+			if v == "" {
+				g.Kind, g.Set = "", false
+				return nil
+			}
 			kind, ok := parseDataGenKind(v)
 			if !ok {
 				return &ConfigError{Key: k, Value: v, Reason: "must be com.facebook.LinkBench.generators." +
 					"MotifDataGenerator or ...UniformDataGenerator (or motif, uniform)"}
 			}
-			g := f(c)
 			g.Kind, g.Set = kind, true
 			return nil
-		}},
-		intKey(gen+"_startbyte", func(c *Config) *int { return &f(c).StartByte }),
-		intKey(gen+"_endbyte", func(c *Config) *int { return &f(c).EndByte }),
-		floatKey(gen+"_uniqueness", func(c *Config) *float64 { return &f(c).Uniqueness }),
+		},
+		get: func(c *Config) (string, bool) {
+			g := f(c)
+			if !g.Set {
+				return "", true // the default is set: written out to unset it
+			}
+			return string(g.Kind), true
+		},
+		check: func(c *Config) string {
+			g := f(c)
+			switch {
+			case !g.Set && used(c):
+				return "must be set (a MotifDataGenerator or UniformDataGenerator class) " + usedWhen
+			case g.Set && g.Kind != DataGenMotif && g.Kind != DataGenUniform:
+				return "must be MotifDataGenerator or UniformDataGenerator"
+			}
+			return ""
+		},
+	}.dflt("motif")
+	startByte := intKey(gen+"_startbyte", func(c *Config) *int { return &f(c).StartByte }, between[int64](0, 254), "",
+		what+": smallest payload byte").when(isSet).dflt(start)
+	endByte := intKey(gen+"_endbyte", func(c *Config) *int { return &f(c).EndByte }, bound[int64]{}, "",
+		what+": largest payload byte").dflt(end)
+	endByte.allowed = "> " + gen + "_startbyte, at most 255"
+	endByte.check = func(c *Config) string {
+		g := f(c)
+		if !g.Set || g.EndByte > g.StartByte && g.EndByte <= 255 {
+			return ""
+		}
+		return fmt.Sprintf("must be in %d..255 (greater than %s_startbyte)", g.StartByte+1, gen)
+	}
+	uniqueness := floatKey(gen+"_uniqueness", func(c *Config) *float64 { return &f(c).Uniqueness }, between[float64](0, 1),
+		"motif only", what+": share of fresh 128-byte chunks (motif)").
+		when(func(c *Config) bool { return f(c).Set && f(c).Kind == DataGenMotif }).dflt(uniq)
+	return []keyDef{kind, startByte, endByte, uniqueness,
 		// Quirk §11.1-6 (motif buffer fixed at 512 bytes): kept in both modes.
 		ignoredKey(gen+"_motif_length", "LinkBench never reads it: the motif buffer is always 512 bytes"),
 	}
 }
 
-// allKeys returns every configuration key linkbench-go accepts.
-func allKeys() map[string]keyDef {
-	defs := []keyDef{
-		// Files.
-		ignoredKey("workload_file", "read by ParseProperties"),
-		stringKey("data_file", func(c *Config) *string { return &c.DataFile }),
-		{name: "data_vintage", set: func(c *Config, k, v string) error {
-			vin, err := distributions.ParseVintage(v)
-			if err != nil {
-				return keyError("", v, err)
-			}
-			c.DataVintage = vin
-			return nil
-		}},
+// arithmeticModes are the arithmetic out-degree models of nlinks_func
+// (reference §5.4), in lower case.
+var arithmeticModes = []string{"const", "reciprocal", "multiples", "exponential", "perfect_squares", "perfect_powers"}
 
-		// Load.
-		int64Key("startid1", func(c *Config) *int64 { return &c.StartID1 }),
-		int64Key("maxid1", func(c *Config) *int64 { return &c.MaxID1 }),
-		intKey("loaders", func(c *Config) *int { return &c.Loaders }),
-		boolKey("generate_nodes", func(c *Config) *bool { return &c.GenerateNodes }),
-		int64Key("loader_chunk_size", func(c *Config) *int64 { return &c.LoaderChunkSize }),
-		intKey("bulk_insert_count", func(c *Config) *int { return &c.BulkInsertCount }),
+// nlinksFuncAllowed is nlinks_func's allowed text.
+const nlinksFuncAllowed = "real, const, reciprocal, multiples, exponential, perfect_squares, perfect_powers " +
+	"(any case) or a distribution class"
+
+// ---- The table -------------------------------------------------------------
+
+func buildKeyTable() []keyDef {
+	bulkInsertCount := func(c *Config) *int { return &c.BulkInsertCount }
+	binlog := func(c *Config) *bool { return &c.Store.DisableBinlogLoad }
+	hasNodeOps := func(c *Config) bool { return c.Mix.HasNodeOps() }
+	dbprefix := stringKey("dbprefix", func(c *Config) *string { return &c.DBPrefix }, "any non-empty text",
+		"database name prefix: the databases are dbprefix0, dbprefix1, ...").dflt("linkdb")
+	dbprefix.check = func(c *Config) string {
+		if c.DBPrefix == "" {
+			return "must not be empty"
+		}
+		return ""
+	}
+
+	t := []keyDef{
+		// Graph and load phase.
+		int64Key("startid1", func(c *Config) *int64 { return &c.StartID1 }, atLeast[int64](1), "",
+			"first node id").dflt("1"),
+		int64Key("maxid1", func(c *Config) *int64 { return &c.MaxID1 }, bound[int64]{}, "",
+			"one past the last node id loaded").dflt("10000001").
+			rule("> startid1, at most startid1 + 2^60", func(c *Config) string {
+				switch {
+				case c.MaxID1 <= c.StartID1:
+					return fmt.Sprintf("must be greater than startid1 (%d)", c.StartID1)
+				case c.MaxID1-c.StartID1 > maxIDs:
+					return fmt.Sprintf("must be at most startid1 + %d (2^60 ids)", int64(maxIDs))
+				}
+				return ""
+			}),
+		intKey("loaders", func(c *Config) *int { return &c.Loaders }, between[int64](1, 4096), "",
+			"link loader goroutines").dflt("10"),
+		boolKey("generate_nodes", func(c *Config) *bool { return &c.GenerateNodes }, "also load the nodes").dflt("true"),
+		int64Key("loader_chunk_size", func(c *Config) *int64 { return &c.LoaderChunkSize }, atLeast[int64](1), "",
+			"id1s per load work chunk").dflt("2048"),
+		intKey("bulk_insert_count", bulkInsertCount, between[int64](1, 1_000_000), "",
+			"rows per bulk insert").dflt("1024"),
 		// Quirk §11.2-18 (keys documented as MySQL_...): both spellings accepted.
-		intKey("mysql_bulk_insert_batch", func(c *Config) *int { return &c.BulkInsertCount }),
-		intKey("MySQL_bulk_insert_batch", func(c *Config) *int { return &c.BulkInsertCount }),
-		intKey("bulk_insert_kb", func(c *Config) *int { return &c.BulkInsertKB }),
-		seedKey("load_random_seed", func(c *Config) *Seed { return &c.LoadRandomSeed }),
+		aliasKey("mysql_bulk_insert_batch", "bulk_insert_count", intKey("", bulkInsertCount, bound[int64]{}, "", "").set,
+			"the original benchmark's MySQL key"),
+		aliasKey("MySQL_bulk_insert_batch", "bulk_insert_count", intKey("", bulkInsertCount, bound[int64]{}, "", "").set,
+			"as LinkBench's sample configuration spells it"),
+		intKey("bulk_insert_kb", func(c *Config) *int { return &c.BulkInsertKB }, atLeast[int64](0), "0: no KiB cap",
+			"also flush node batches at this many KiB").dflt("0"),
+		seedKey("load_random_seed", func(c *Config) *Seed { return &c.LoadRandomSeed }, "seed of the load phase"),
+		{name: "rng", doc: "random mode: fast (own stream per chunk and requester) or java (LinkBench's draws)",
+			allowed: "fast, java (any case)", def: "fast", hasDef: true,
+			set: func(c *Config, k, v string) error {
+				switch strings.ToLower(v) {
+				case "fast":
+					c.RNG = RNGFast
+				case "java":
+					c.RNG = RNGJava
+				default:
+					return &ConfigError{Key: k, Value: v, Reason: "must be fast or java"}
+				}
+				return nil
+			},
+			get: func(c *Config) (string, bool) {
+				if c.RNG == "" {
+					return string(RNGFast), true
+				}
+				return string(c.RNG), true
+			},
+			check: func(c *Config) string {
+				if c.RNG != "" && c.RNG != RNGFast && c.RNG != RNGJava {
+					return "must be fast or java"
+				}
+				return ""
+			},
+		},
 
-		// Graph shape and payloads.
-		int64Key("link_type_count", func(c *Config) *int64 { return &c.LinkTypeCount }),
-		stringKey("nlinks_func", func(c *Config) *string { return &c.NLinksFunc }),
-		int64Key("nlinks_default", func(c *Config) *int64 { return &c.NLinksDefault }),
-		int64Key("randomid2max", func(c *Config) *int64 { return &c.RandomID2Max }),
-		floatKey("link_datasize", func(c *Config) *float64 { return &c.LinkDataSize }),
-		floatKey("node_datasize", func(c *Config) *float64 { return &c.NodeDataSize }),
-		// Quirk §11.2-19 (LogNormal and Geometric read the unprefixed keys
-		// median, sigma, mean): fixed in both modes; accepted, without effect.
+		// Out-degree and payloads.
+		{name: "workload_file", doc: "a second .properties file that fills the keys still absent (read by ParseProperties)",
+			allowed: "a path (relative: under $LINKBENCH_HOME, beside the file naming it, in PropertiesOptions.WorkDir)",
+			set:     func(*Config, string, string) error { return nil }},
+		stringKey("data_file", func(c *Config) *string { return &c.DataFile },
+			"a path; empty: the built-in model (fast mode only)",
+			"LinkBench's Distribution.dat; the default stands for the built-in model unless ParseProperties finds the file").
+			dflt(DefaultDataFile),
+		{name: "data_vintage", doc: "built-in model used without data_file: 2017 (maintained fork) or 2011 (original)",
+			allowed: "2017 (md, current), 2011 (fb, legacy)", def: "2017", hasDef: true,
+			set: func(c *Config, k, v string) error {
+				vin, err := distributions.ParseVintage(v)
+				if err != nil {
+					return keyError("", v, err)
+				}
+				c.DataVintage = vin
+				return nil
+			},
+			get: func(c *Config) (string, bool) { return c.DataVintage.String(), true },
+			check: func(c *Config) string {
+				if c.DataVintage != distributions.Vintage2017 && c.DataVintage != distributions.Vintage2011 {
+					return "must be 2017 or 2011"
+				}
+				return ""
+			},
+		},
+		int64Key("link_type_count", func(c *Config) *int64 { return &c.LinkTypeCount }, between[int64](1, 1000), "",
+			"link types per id1").dflt("2"),
+		stringKey("nlinks_func", func(c *Config) *string { return &c.NLinksFunc }, nlinksFuncAllowed,
+			"out-degree model").dflt("real").
+			rule("", func(c *Config) string {
+				if fn := strings.ToLower(c.NLinksFunc); fn == "real" || slices.Contains(arithmeticModes, fn) {
+					return ""
+				}
+				if _, err := distributions.ParseKind(c.NLinksFunc); err != nil {
+					return "must be " + nlinksFuncAllowed
+				}
+				return ""
+			}),
+	}
+	t = append(t, distKeys("nlinks_", "", "class-based out-degree", "", func(c *Config) *DistConfig { return &c.NLinks },
+		distParams{}, true)...)
+	t = append(t,
+		int64Key("nlinks_config", func(c *Config) *int64 { return &c.NLinksConfig }, bound[int64]{}, "",
+			"parameter of the arithmetic out-degree models").dflt("0"),
+		int64Key("nlinks_default", func(c *Config) *int64 { return &c.NLinksDefault }, bound[int64]{}, "",
+			"base out-degree of the arithmetic models").dflt("0"),
+		int64Key("randomid2max", func(c *Config) *int64 { return &c.RandomID2Max }, between[int64](0, math.MaxInt32),
+			"0: id2s follow id1", "if > 0, id2s are uniform in [0, randomid2max)").dflt("0"),
+		floatKey("link_datasize", func(c *Config) *float64 { return &c.LinkDataSize }, above[float64](0).upTo(1e9), "",
+			"median link payload, bytes").dflt("23"),
+		floatKey("node_datasize", func(c *Config) *float64 { return &c.NodeDataSize }, above[float64](0).upTo(1e9), "",
+			"median node payload, bytes").dflt("168"),
+	)
+	always := func(*Config) bool { return true }
+	t = append(t, dataGenKeys("link_add_datagen", "new link payloads", func(c *Config) *DataGenConfig { return &c.LinkAddData },
+		always, "always", "32", "100", "0.225")...)
+	t = append(t, dataGenKeys("link_up_datagen", "updated link payloads", func(c *Config) *DataGenConfig { return &c.LinkUpData },
+		always, "always", "32", "100", "0.225")...)
+	t = append(t, dataGenKeys("node_add_datagen", "new node payloads", func(c *Config) *DataGenConfig { return &c.NodeAddData },
+		func(c *Config) bool { return c.GenerateNodes || c.Mix.HasNodeOps() },
+		"when generate_nodes is true or the mix has node operations", "50", "220", "0.63")...)
+	t = append(t, dataGenKeys("node_up_datagen", "updated node payloads", func(c *Config) *DataGenConfig { return &c.NodeUpData },
+		hasNodeOps, "when the mix has node operations", "50", "220", "0.63")...)
+
+	// Request phase.
+	t = append(t,
+		intKey("requesters", func(c *Config) *int { return &c.Requesters }, between[int64](0, 100000),
+			"0 skips the request phase", "request goroutines").dflt("100"),
+		int64Key("requests", func(c *Config) *int64 { return &c.Requests }, atLeast[int64](0),
+			"9223372036854775807: Unlimited, maxtime ends the phase", "requests per requester after the warm-up").dflt("500000"),
+		floatKey("requestrate", func(c *Config) *float64 { return &c.RequestRate }, atLeast[float64](0),
+			"requests/s; 0: unthrottled", "mean request rate of each requester (open loop)").dflt("0"),
+		floatKey("total_requestrate", func(c *Config) *float64 { return &c.TotalRequestRate }, atLeast[float64](0),
+			"requests/s; 0: none, requestrate decides", "mean request rate of all requesters together, shared equally").
+			dflt("0").omitZero("0").
+			rule("", func(c *Config) string {
+				if c.TotalRequestRate > 0 && c.RequestRate > 0 {
+					return fmt.Sprintf("cannot be combined with requestrate (%g): set one of them", c.RequestRate)
+				}
+				return ""
+			}),
+		secondsKey("maxtime", func(c *Config) *time.Duration { return &c.MaxTime },
+			"0: stop after the first request; 9223372036.854775807: NoTimeLimit",
+			"time limit of the measured request phase, after the warm-up").dflt("100000"),
+		clampedSeconds(secondsKey("warmup_time", func(c *Config) *time.Duration { return &c.WarmupTime },
+			"", "unmeasured warm-up before the measured requests").dflt("0"),
+			func(c *Config) *time.Duration { return &c.WarmupTime }),
+		int64Key("max_failed_requests", func(c *Config) *int64 { return &c.MaxFailedRequests }, bound[int64]{},
+			"negative: never abort", "a requester aborts when its failed requests exceed this").
+			// Quirk §11.2-11 (0 when the key is absent): fixed, the shipped 100 is the default.
+			dflt("100"),
+		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }, "seed of the request phase"),
+	)
+	// The operation mix, in LinkBench's cumulative-threshold order.
+	mixDefaults := [10]string{"5.35038", "0.98401", "4.75589", "4.27898", "12.14725", "22.57039", "2.61198", "3.06256", "0.25166", "43.9869"}
+	mixDocs := [10]string{"add link", "delete link", "update link", "count links", "multiget links (MULTIGET_LINK)",
+		"get link list", "add node", "update node", "delete node", "get node"}
+	for i, k := range mixKeys {
+		t = append(t, floatKey(k, func(c *Config) *float64 { return c.Mix.shares()[i] }, between[float64](0, 100),
+			"the ten shares sum to 100", "percent of requests that "+mixDocs[i]).dflt(mixDefaults[i]))
+	}
+	// Quirk §11.1-2 (getlinklist_history is a percentage): kept in both modes.
+	t = append(t,
+		floatKey("getlinklist_history", func(c *Config) *float64 { return &c.GetLinkListHistory }, between[float64](0, 100),
+			"percent", "percent of link-list reads that page into older history").dflt("0.3"),
+		intKey("id2gen_config", func(c *Config) *int { return &c.ID2GenConfig }, between[int64](0, 1),
+			"1: each requester uses its own id2s", "per-requester disjoint id2s").dflt("0"),
+	)
+	zipf := "com.facebook.LinkBench.distributions.ZipfDistribution"
+	t = append(t, distKeys("read_", "read_function", "link reads", accessKinds, func(c *Config) *DistConfig { return &c.Read },
+		distParams{function: zipf, shape: "0.8"}, false)...)
+	t = append(t, distKeys("read_uncorr_", "read_uncorr_function", "uncorrelated link reads and writes", accessKinds,
+		func(c *Config) *DistConfig { return &c.ReadUncorr }, distParams{function: zipf, shape: "0.8"}, false)...)
+	// Quirk §11.1-1 (write-uncorrelated keys read with the read_uncorr_
+	// prefix, writes blended at read_uncorr_blend): kept in both modes.
+	t = append(t, floatKey("read_uncorr_blend", func(c *Config) *float64 { return &c.ReadUncorrBlend }, between[float64](0, 100),
+		"percent", "percent of link reads AND writes that use read_uncorr_").dflt("99.5"))
+	t = append(t, distKeys("write_", "write_function", "link writes", accessKinds, func(c *Config) *DistConfig { return &c.Write },
+		distParams{function: zipf, shape: "0.741"}, false)...)
+	wu := distKeys("write_uncorr_", "write_uncorr_function", "never read (LinkBench quirk §11.1-1)", accessKinds,
+		func(c *Config) *DistConfig { return &c.WriteUncorr }, distParams{shape: "0.741", config: "1"}, false)
+	t = append(t, wu...)
+	wub := floatKey("write_uncorr_blend", func(c *Config) *float64 { return &c.WriteUncorrBlend }, bound[float64]{},
+		"", "never read (LinkBench quirk §11.1-1): read_uncorr_blend applies to writes").dflt("95")
+	wub.check = nil
+	t = append(t, wub)
+	t = append(t, distKeys("node_read_", "node_read_function", "node reads", accessKinds, func(c *Config) *DistConfig { return &c.NodeRead },
+		distParams{function: zipf, shape: "0.625"}, false)...)
+	t = append(t, distKeys("node_update_", "node_update_function", "node updates", accessKinds, func(c *Config) *DistConfig { return &c.NodeUpdate },
+		distParams{function: zipf, shape: "0.606"}, false)...)
+	t = append(t, distKeys("node_delete_", "node_delete_function", "node deletes", accessKinds, func(c *Config) *DistConfig { return &c.NodeDelete },
+		distParams{function: "com.facebook.LinkBench.distributions.UniformDistribution"}, false)...)
+	t = append(t, distKeys("link_multiget_dist_", "link_multiget_dist", "ids per multiget", distClasses+" (empty: one id2 per multiget)",
+		func(c *Config) *DistConfig { return &c.MultigetDist },
+		distParams{function: "com.facebook.LinkBench.distributions.GeometricDistribution", prob: "0.382"}, false)...)
+	multigetMax := int64Key("link_multiget_dist_max", func(c *Config) *int64 { return &c.MultigetDistMax }, bound[int64]{}, "",
+		"ids per multiget: one past the largest").dflt("128")
+	multigetMax = multigetMax.rule("> link_multiget_dist_min (when link_multiget_dist is set)", func(c *Config) string {
+		if c.MultigetDist.Set && c.MultigetDistMax <= c.MultigetDistMin {
+			return fmt.Sprintf("must be greater than link_multiget_dist_min (%d)", c.MultigetDistMin)
+		}
+		return ""
+	})
+	t = append(t,
+		int64Key("link_multiget_dist_min", func(c *Config) *int64 { return &c.MultigetDistMin }, bound[int64]{}, "",
+			"ids per multiget: the smallest").dflt("1"),
+		multigetMax,
+		boolKey("never_change", func(c *Config) *bool { return &c.NeverChange },
+			"the legacy (original 2011) workload rules").dflt("false"),
+		boolKey("allow_empty_store", func(c *Config) *bool { return &c.AllowEmptyStore },
+			"run the request phase on a store without nodes in [startid1, maxid1)").dflt("false"),
+
+		// Databases.
+		dbprefix,
+		intKey("dbcount", func(c *Config) *int { return &c.DBCount }, between[int64](1, 100), "", "number of databases").dflt("1"),
+		keyDef{name: "dbload", doc: "percent of requests per database (empty: equal shares)",
+			allowed: "dbcount comma-separated percentages summing to 100, or empty", def: "", hasDef: true,
+			set: func(c *Config, k, v string) error {
+				c.DBLoad = nil
+				if v == "" {
+					return nil
+				}
+				for _, f := range strings.Split(v, ",") {
+					x, err := parseFloat(k, strings.TrimSpace(f))
+					if err != nil {
+						return &ConfigError{Key: k, Value: v, Reason: "must be a comma-separated list of percentages"}
+					}
+					c.DBLoad = append(c.DBLoad, x)
+				}
+				return nil
+			},
+			get: func(c *Config) (string, bool) { return formatFloats(c.DBLoad), true },
+			check: func(c *Config) string {
+				if len(c.DBLoad) == 0 {
+					return ""
+				}
+				if len(c.DBLoad) != c.DBCount {
+					return fmt.Sprintf("must have dbcount (%d) entries", c.DBCount)
+				}
+				sum := 0.0
+				for _, p := range c.DBLoad {
+					if !(p >= 0) || math.IsInf(p, 0) {
+						return "entries must be percentages >= 0"
+					}
+					sum += p
+				}
+				if math.Abs(sum-100) > 1e-5 {
+					return fmt.Sprintf("entries must sum to 100 (they sum to %g)", sum)
+				}
+				return ""
+			},
+		},
+
+		// Reporting.
+		secondsKey("progressfreq", func(c *Config) *time.Duration { return &c.ProgressFreq }, "",
+			"no effect: LinkBench's per-requester progress period (linkbench-go logs progress by req_progress_interval)").dflt("300"),
+		secondsKey("displayfreq", func(c *Config) *time.Duration { return &c.DisplayFreq }, "0: never",
+			"period of the per-requester -csvstream statistics").dflt("1800"),
+		int64Key("load_progress_interval", func(c *Config) *int64 { return &c.LoadProgressInterval }, atLeast[int64](0),
+			"0: never", "log load progress every this many links").dflt("50000"),
+		int64Key("req_progress_interval", func(c *Config) *int64 { return &c.ReqProgressInterval }, atLeast[int64](0),
+			"0: never", "log request progress every this many requests").dflt("10000"),
+		int64Key("maxsamples", func(c *Config) *int64 { return &c.MaxSamples }, bound[int64]{}, "",
+			"no effect: LinkBench's reservoir size (HDR histograms need none)").dflt("10000"),
+		ignoredKey("use_hdr_histogram", "linkbench-go always records latencies in HDR histograms"),
+		intKey("hdr_histogram_accuracy", func(c *Config) *int { return &c.HDRAccuracy }, between[int64](1, 5),
+			"significant digits", "precision of the latency histograms").dflt("3"),
+		int64Key("hdr_histogram_max_latency", func(c *Config) *int64 { return &c.HDRMaxLatency }, atLeast[int64](1000),
+			"microseconds", "largest latency recorded as it is; larger ones are clamped and counted").dflt("3600000000"),
+		stringKey("debuglevel", func(c *Config) *string { return &c.DebugLevel }, "TRACE, DEBUG, INFO, WARN, ERROR (any case)",
+			"log level").dflt("INFO").
+			rule("", func(c *Config) string {
+				if _, err := parseLogLevel(c.DebugLevel); err != nil {
+					return err.Error()
+				}
+				return ""
+			}),
+
+		// Store keys, for the caller that builds the store.
+		stringKey("linkstore", func(c *Config) *string { return &c.Store.LinkStore }, "a store name or LinkBench class",
+			"link store (the command-line tool: memory, discard, mysql, postgres)").omitZero(""),
+		stringKey("nodestore", func(c *Config) *string { return &c.Store.NodeStore }, "a store name or LinkBench class",
+			"node store").omitZero(""),
+		stringKey("host", func(c *Config) *string { return &c.Store.Host }, "a host name", "SQL server host").omitZero(""),
+		keyDef{name: "port", doc: "SQL server port", allowed: "0..65535 (empty: 3306)", def: "3306", hasDef: true,
+			set: func(c *Config, k, v string) error {
+				if v == "" { // LinkBench: absent or empty means the default port
+					c.Store.Port = 3306
+					return nil
+				}
+				n, err := parseInt(k, v)
+				if err == nil {
+					c.Store.Port = n
+				}
+				return err
+			},
+			get: func(c *Config) (string, bool) { return strconv.Itoa(c.Store.Port), true },
+			check: func(c *Config) string {
+				if c.Store.Port < 0 || c.Store.Port > 65535 {
+					return "must be in 0..65535"
+				}
+				return ""
+			},
+		},
+		stringKey("user", func(c *Config) *string { return &c.Store.User }, "a user name", "SQL user").omitZero(""),
+		keyDef{name: "password", doc: "SQL password (never printed)", allowed: "any text",
+			set: func(c *Config, _, v string) error { c.Store.Password = v; return nil }},
+		stringKey("dbid", func(c *Config) *string { return &c.Store.DBID }, "a database name",
+			"the original benchmark's single database name").omitZero(""),
+		stringKey("linktable", func(c *Config) *string { return &c.Store.LinkTable }, "a table name", "link table").dflt("linktable").omitZero(""),
+		stringKey("counttable", func(c *Config) *string { return &c.Store.CountTable }, "a table name", "count table").dflt("counttable").omitZero(""),
+		stringKey("nodetable", func(c *Config) *string { return &c.Store.NodeTable }, "a table name", "node table").dflt("nodetable").omitZero(""),
+		stringKey("engine", func(c *Config) *string { return &c.Store.Engine }, "innodb, rocksdb, myrocks (any case); empty: innodb",
+			"MySQL storage engine").dflt("innodb").omitZero("").
+			rule("", func(c *Config) string {
+				switch strings.ToLower(c.Store.Engine) {
+				case "", "innodb", "rocksdb", "myrocks": // as mysqlstore.ParseEngine
+					return ""
+				}
+				return "must be innodb, rocksdb or myrocks"
+			}),
+		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount },
+			"no effect: no linkbench-go store checks counts per write (use -verify, linkbench.Verify)").dflt("false"),
+		boolKey("mysql_disable_binlog_load", binlog, "MySQL: turn the binary log off in load sessions").dflt("false"),
+		aliasKey("MySQL_disable_binlog_load", "mysql_disable_binlog_load", boolKey("", binlog, "").set,
+			"as LinkBench's sample configuration spells it"),
+		int64Key("memory_limit_mb", func(c *Config) *int64 { return &c.Store.MemoryLimitMB }, atLeast[int64](0),
+			"0: the machine's memory", "memory store: refuse a load estimated above this many MiB").dflt("0"),
+	)
+
+	// Quirk §11.2-19 (LogNormal and Geometric read the unprefixed keys
+	// median, sigma, mean): fixed in both modes; accepted, without effect.
+	t = append(t,
 		ignoredKey("median", "LinkBench's LogNormalDistribution reads it by mistake; use <prefix>median"),
 		ignoredKey("sigma", "LinkBench's LogNormalDistribution reads it by mistake; use <prefix>sigma"),
 		ignoredKey("mean", "LinkBench's GeometricDistribution tests it by mistake; use <prefix>mean"),
-
-		// Request phase.
-		intKey("requesters", func(c *Config) *int { return &c.Requesters }),
-		int64Key("requests", func(c *Config) *int64 { return &c.Requests }),
-		floatKey("requestrate", func(c *Config) *float64 { return &c.RequestRate }),
-		secondsKey("maxtime", func(c *Config) *time.Duration { return &c.MaxTime }),
-		{name: "warmup_time", set: func(c *Config, k, v string) error {
-			d, err := parseSeconds(k, v)
-			if err == nil {
-				c.WarmupTime = max(d, 0) // LinkBench treats a negative warm-up as 0
-			}
-			return err
-		}},
-		int64Key("max_failed_requests", func(c *Config) *int64 { return &c.MaxFailedRequests }),
-		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }),
-		// Quirk §11.1-2 (getlinklist_history is a percentage): kept in both modes.
-		floatKey("getlinklist_history", func(c *Config) *float64 { return &c.GetLinkListHistory }),
-		intKey("id2gen_config", func(c *Config) *int { return &c.ID2GenConfig }),
-		floatKey("read_uncorr_blend", func(c *Config) *float64 { return &c.ReadUncorrBlend }),
-		floatKey("write_uncorr_blend", func(c *Config) *float64 { return &c.WriteUncorrBlend }),
-		int64Key("link_multiget_dist_min", func(c *Config) *int64 { return &c.MultigetDistMin }),
-		int64Key("link_multiget_dist_max", func(c *Config) *int64 { return &c.MultigetDistMax }),
-		boolKey("never_change", func(c *Config) *bool { return &c.NeverChange }),
-		boolKey("allow_empty_store", func(c *Config) *bool { return &c.AllowEmptyStore }),
-		{name: "rng", set: func(c *Config, k, v string) error {
-			switch strings.ToLower(v) {
-			case "fast":
-				c.RNG = RNGFast
-			case "java":
-				c.RNG = RNGJava
-			default:
-				return &ConfigError{Key: k, Value: v, Reason: "must be fast or java"}
-			}
-			return nil
-		}},
-
-		// Databases.
-		stringKey("dbprefix", func(c *Config) *string { return &c.DBPrefix }),
-		intKey("dbcount", func(c *Config) *int { return &c.DBCount }),
-		{name: "dbload", set: func(c *Config, k, v string) error {
-			c.DBLoad = nil
-			if v == "" {
-				return nil
-			}
-			for _, f := range strings.Split(v, ",") {
-				x, err := parseFloat(k, strings.TrimSpace(f))
-				if err != nil {
-					return &ConfigError{Key: k, Value: v, Reason: "must be a comma-separated list of percentages"}
-				}
-				c.DBLoad = append(c.DBLoad, x)
-			}
-			return nil
-		}},
-
-		// Reporting.
-		secondsKey("progressfreq", func(c *Config) *time.Duration { return &c.ProgressFreq }),
-		secondsKey("displayfreq", func(c *Config) *time.Duration { return &c.DisplayFreq }),
-		int64Key("load_progress_interval", func(c *Config) *int64 { return &c.LoadProgressInterval }),
-		int64Key("req_progress_interval", func(c *Config) *int64 { return &c.ReqProgressInterval }),
-		int64Key("maxsamples", func(c *Config) *int64 { return &c.MaxSamples }),
-		ignoredKey("use_hdr_histogram", "linkbench-go always records latencies in HDR histograms"),
-		intKey("hdr_histogram_accuracy", func(c *Config) *int { return &c.HDRAccuracy }),
-		int64Key("hdr_histogram_max_latency", func(c *Config) *int64 { return &c.HDRMaxLatency }),
-		stringKey("debuglevel", func(c *Config) *string { return &c.DebugLevel }),
-
-		// Store connection.
-		stringKey("linkstore", func(c *Config) *string { return &c.Store.LinkStore }),
-		stringKey("nodestore", func(c *Config) *string { return &c.Store.NodeStore }),
-		stringKey("host", func(c *Config) *string { return &c.Store.Host }),
-		{name: "port", set: func(c *Config, k, v string) error {
-			if v == "" { // LinkBench: absent or empty means the default port
-				c.Store.Port = 3306
-				return nil
-			}
-			n, err := parseInt(k, v)
-			if err == nil {
-				c.Store.Port = n
-			}
-			return err
-		}},
-		stringKey("user", func(c *Config) *string { return &c.Store.User }),
-		stringKey("password", func(c *Config) *string { return &c.Store.Password }),
-		stringKey("dbid", func(c *Config) *string { return &c.Store.DBID }),
-		stringKey("linktable", func(c *Config) *string { return &c.Store.LinkTable }),
-		stringKey("counttable", func(c *Config) *string { return &c.Store.CountTable }),
-		stringKey("nodetable", func(c *Config) *string { return &c.Store.NodeTable }),
-		stringKey("engine", func(c *Config) *string { return &c.Store.Engine }),
-		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount }),
-		boolKey("mysql_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
-		boolKey("MySQL_disable_binlog_load", func(c *Config) *bool { return &c.Store.DisableBinlogLoad }),
-		int64Key("memory_limit_mb", func(c *Config) *int64 { return &c.Store.MemoryLimitMB }),
-	}
+	)
 	// Keys of LinkBench stores that linkbench-go does not provide (MongoDB,
 	// the RocksDB Thrift server): accepted so that such a file fails on its
 	// linkstore value, which names the stores that exist.
 	for _, k := range []string{"url", "max_retries", "skip_transactions", "fle_enable", "bulkinsert_size",
 		"write_options_sync", "write_options_disableWAL"} {
-		defs = append(defs, ignoredKey(k, "used only by LinkBench stores that linkbench-go does not provide"))
+		t = append(t, ignoredKey(k, "used only by LinkBench stores that linkbench-go does not provide"))
 	}
-	for i, k := range mixKeys {
-		defs = append(defs, floatKey(k, func(c *Config) *float64 { return c.Mix.shares()[i] }))
-	}
-	for _, d := range []struct {
-		prefix, fn string
-		f          func(*Config) *DistConfig
-	}{
-		{"read_", "", func(c *Config) *DistConfig { return &c.Read }},
-		{"read_uncorr_", "", func(c *Config) *DistConfig { return &c.ReadUncorr }},
-		{"write_", "", func(c *Config) *DistConfig { return &c.Write }},
-		{"write_uncorr_", "", func(c *Config) *DistConfig { return &c.WriteUncorr }},
-		{"node_read_", "", func(c *Config) *DistConfig { return &c.NodeRead }},
-		{"node_update_", "", func(c *Config) *DistConfig { return &c.NodeUpdate }},
-		{"node_delete_", "", func(c *Config) *DistConfig { return &c.NodeDelete }},
-		{"link_multiget_dist_", "link_multiget_dist", func(c *Config) *DistConfig { return &c.MultigetDist }},
-		{"nlinks_", "nlinks_function", func(c *Config) *DistConfig { return &c.NLinks }},
-	} {
-		defs = append(defs, distKeys(d.prefix, d.fn, d.f)...)
-	}
-	for _, g := range []struct {
-		name string
-		f    func(*Config) *DataGenConfig
-	}{
-		{"link_add_datagen", func(c *Config) *DataGenConfig { return &c.LinkAddData }},
-		{"link_up_datagen", func(c *Config) *DataGenConfig { return &c.LinkUpData }},
-		{"node_add_datagen", func(c *Config) *DataGenConfig { return &c.NodeAddData }},
-		{"node_up_datagen", func(c *Config) *DataGenConfig { return &c.NodeUpData }},
-	} {
-		defs = append(defs, dataGenKeys(g.name, g.f)...)
-	}
-	m := make(map[string]keyDef, len(defs))
-	for _, d := range defs {
-		if d.name == "nlinks_function" {
-			continue // the out-degree mode key is nlinks_func
-		}
-		if d.name == "nlinks_config" {
-			d = int64Key("nlinks_config", func(c *Config) *int64 { return &c.NLinksConfig })
-		}
-		m[d.name] = d
-	}
-	return m
+	return t
 }
+
+// ---- Set, KnownKeys, Keys ---------------------------------------------------
 
 // Set applies one LinkBench configuration key to c, as a properties file or
 // a -D option would. The value's surrounding white space is trimmed.
 // Errors: *ConfigError for an unknown key (naming the closest known key) or
-// a malformed value; range checks are left to Validate.
+// a malformed value; range checks are left to Validate. Keys lists the keys.
 func (c *Config) Set(key, value string) error {
-	return c.set(allKeys(), key, value)
-}
-
-func (c *Config) set(keys map[string]keyDef, key, value string) error {
-	d, ok := keys[key]
+	d, ok := keyIndex()[key]
 	if !ok {
-		return unknownKey(keys, key)
+		return unknownKey(key)
 	}
 	return d.set(c, key, strings.TrimSpace(value))
 }
 
-func unknownKey(keys map[string]keyDef, key string) error {
+// canonicalKey returns the key that key is another spelling of, or key.
+func canonicalKey(key string) string {
+	if d, ok := keyIndex()[key]; ok && d.aliasOf != "" {
+		return d.aliasOf
+	}
+	return key
+}
+
+func unknownKey(key string) error {
 	if !printable(key) {
 		return &ConfigError{Key: describe(key), Reason: "unknown key (the file is not a .properties text file?)"}
 	}
 	reason := "unknown key"
-	if best := closestKey(keys, key); best != "" {
+	if best := closestKey(key); best != "" {
 		reason += fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return &ConfigError{Key: key, Reason: reason}
@@ -443,12 +1119,8 @@ func unknownKey(keys map[string]keyDef, key string) error {
 
 // closestKey returns the known key with the smallest edit distance to key
 // (ties broken alphabetically), or "" when nothing is reasonably close.
-func closestKey(keys map[string]keyDef, key string) string {
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+func closestKey(key string) string {
+	names := KnownKeys()
 	best, bestD := "", math.MaxInt
 	lk := strings.ToLower(key)
 	for _, n := range names {
@@ -494,11 +1166,46 @@ func editDistance(a, b string) int {
 
 // KnownKeys returns every configuration key linkbench-go accepts, sorted.
 func KnownKeys() []string {
-	keys := allKeys()
-	out := make([]string, 0, len(keys))
-	for k := range keys {
-		out = append(out, k)
+	t := keyTable()
+	out := make([]string, len(t))
+	for i := range t {
+		out[i] = t[i].name
 	}
 	sort.Strings(out)
+	return out
+}
+
+// KeyInfo describes one configuration key, as Keys lists them.
+type KeyInfo struct {
+	// Name is the key as a .properties file or -D writes it.
+	Name string
+	// Default is the key's value in DefaultConfig, as it is written, when
+	// HasDefault; keys without a default (the seeds, drawn at random when
+	// absent; optional distribution parameters; other spellings; keys
+	// without effect) leave their field's zero value.
+	Default    string
+	HasDefault bool // the key has a default (Default, possibly "")
+	// Allowed states the values Validate accepts: a range ("1..4096",
+	// ">= 0"), a list of names, with notes on special values.
+	Allowed string
+	// Doc says what the key sets, in one line.
+	Doc string
+	// AliasOf names the key this one is another spelling of ("" for none).
+	AliasOf string
+	// Ignored reports a key accepted for compatibility without effect.
+	Ignored bool
+}
+
+// Keys describes every configuration key linkbench-go accepts, in the order
+// Config.Properties prints them (graph and load, out-degree and payloads,
+// request phase, databases, reporting, store; then keys without effect).
+// The command-line tool's -keys flag prints this list.
+func Keys() []KeyInfo {
+	t := keyTable()
+	out := make([]KeyInfo, len(t))
+	for i, d := range t {
+		out[i] = KeyInfo{Name: d.name, Default: d.def, HasDefault: d.hasDef, Allowed: d.allowed, Doc: d.doc,
+			AliasOf: d.aliasOf, Ignored: d.ignored}
+	}
 	return out
 }

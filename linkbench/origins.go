@@ -8,21 +8,13 @@ import (
 	"strings"
 )
 
-// keyAliases maps keys that set the same field as another key to the key
-// Validate names in its errors.
-var keyAliases = map[string]string{
-	"mysql_bulk_insert_batch":   "bulk_insert_count",
-	"MySQL_bulk_insert_batch":   "bulk_insert_count",
-	"MySQL_disable_binlog_load": "mysql_disable_binlog_load",
-}
-
 // setOrigin records that key was set at where ("file:line" or "-D").
 func (c *Config) setOrigin(key, where string) {
 	if c.origins == nil {
 		c.origins = map[string]string{}
 	}
 	c.origins[key] = where
-	if canon, ok := keyAliases[key]; ok {
+	if canon := canonicalKey(key); canon != key {
 		c.origins[canon] = where
 	}
 }
@@ -92,7 +84,7 @@ func (c *Config) locate(err error) error {
 // value set in Go). Tools that check a value against something outside the
 // configuration (a server's limits) use it to name the line to change.
 func (c *Config) KeyOrigin(key string) string {
-	if canon, ok := keyAliases[key]; ok {
+	if canon := canonicalKey(key); canon != key {
 		if w, ok := c.origins[canon]; ok {
 			return w
 		}

@@ -17,8 +17,9 @@ type PropertiesOptions struct {
 	// Home is $LINKBENCH_HOME, under which relative workload_file and
 	// data_file paths are looked up first. Empty: the environment variable.
 	Home string
-	// WorkDir is where relative paths are looked up last. Empty: the
-	// process's working directory.
+	// WorkDir is where relative paths are looked up last. Empty: nowhere
+	// else; the library never looks in the process's working directory on
+	// its own (the command-line tool passes it here).
 	WorkDir string
 }
 
@@ -53,8 +54,10 @@ func (e *FileError) Unwrap() error { return e.Err }
 // LinkBench takes one (distributions, data generators, stores).
 //
 // A relative workload_file or data_file is looked up, in order, under
-// Home ($LINKBENCH_HOME), beside the file that names it, and in WorkDir, so
-// configurations copied from a Java LinkBench checkout run unchanged. A
+// Home ($LINKBENCH_HOME), beside the file that names it, and in WorkDir
+// (when given), so configurations copied from a Java LinkBench checkout run
+// unchanged. When the data_file key is absent, LinkBench's default,
+// DefaultDataFile, is looked up under Home and in WorkDir. A
 // data_file that is found is stored as an absolute path. A data_file equal
 // to DefaultDataFile that is found nowhere is left as it is: the run then
 // uses the built-in out-degree model and says so; any other data_file must
@@ -70,14 +73,6 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 	if opts.Home == "" {
 		opts.Home = os.Getenv("LINKBENCH_HOME")
 	}
-	if opts.WorkDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return cfg, err
-		}
-		opts.WorkDir = wd
-	}
-	keys := allKeys()
 
 	var mainProps []Property
 	if path != "" {
@@ -130,7 +125,7 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 		if s.file != "-D" {
 			where = fmt.Sprintf("%s:%d", s.file, s.line)
 		}
-		if err := cfg.set(keys, k, s.value); err != nil {
+		if err := cfg.Set(k, s.value); err != nil {
 			var ce *ConfigError
 			if errors.As(err, &ce) {
 				ce.Where = where
@@ -151,21 +146,18 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 }
 
 // ResolveDataFile looks up a relative cfg.DataFile as ParseProperties does
-// (under opts.Home, then opts.WorkDir; empty fields default to
-// $LINKBENCH_HOME and the working directory) and stores the absolute path
-// found. DefaultDataFile may be missing (the built-in out-degree model is
-// then used); any other missing file is a *FileError listing the paths
-// tried.
+// (under opts.Home, then in opts.WorkDir; an empty Home means
+// $LINKBENCH_HOME, an empty WorkDir is not searched) and stores the
+// absolute path found. DefaultDataFile may be missing (the built-in
+// out-degree model is then used); any other missing file is a *FileError
+// listing the paths tried. A program that builds its Config in Go calls it
+// to find LinkBench's data file the way the command-line tool does:
+//
+//	wd, _ := os.Getwd()
+//	err := linkbench.ResolveDataFile(&cfg, linkbench.PropertiesOptions{WorkDir: wd})
 func ResolveDataFile(cfg *Config, opts PropertiesOptions) error {
 	if opts.Home == "" {
 		opts.Home = os.Getenv("LINKBENCH_HOME")
-	}
-	if opts.WorkDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		opts.WorkDir = wd
 	}
 	return resolveDataFile(cfg, opts.Home, opts.WorkDir)
 }

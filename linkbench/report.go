@@ -43,12 +43,23 @@ func (w *workload) header(seed int64, seedKey string) []stats.KV {
 			c.Loaders, c.LoaderChunkSize, c.BulkInsertCount, c.GenerateNodes)})
 	} else {
 		rate := "unthrottled"
-		if c.RequestRate > 0 {
+		switch {
+		case c.TotalRequestRate > 0:
+			rate = fmt.Sprintf("%g/s in total, %g/s per requester (total_requestrate, open loop)",
+				c.TotalRequestRate, c.TotalRequestRate/float64(max(c.Requesters, 1)))
+		case c.RequestRate > 0:
 			rate = fmt.Sprintf("%g/s per requester (open loop)", c.RequestRate)
 		}
+		requests, maxTime := fmt.Sprint(c.Requests), c.MaxTime.String()
+		if c.Requests == Unlimited {
+			requests = "unlimited"
+		}
+		if c.MaxTime == NoTimeLimit {
+			maxTime = "none"
+		}
 		kv = append(kv,
-			stats.KV{Key: "requesters", Value: fmt.Sprintf("%d (requests=%d, maxtime=%s, warmup_time=%s, requestrate=%s)",
-				c.Requesters, c.Requests, c.MaxTime, c.WarmupTime, rate)},
+			stats.KV{Key: "requesters", Value: fmt.Sprintf("%d (requests=%s, maxtime=%s, warmup_time=%s, requestrate=%s)",
+				c.Requesters, requests, maxTime, c.WarmupTime, rate)},
 			stats.KV{Key: "access", Value: fmt.Sprintf("read=%s write=%s uncorrelated=%s at %g%%",
 				distName(c.Read), distName(c.Write), distName(c.ReadUncorr), c.ReadUncorrBlend)})
 	}

@@ -127,7 +127,7 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 		}
 		recs[i] = reqs[i].rec
 	}
-	prog := &requestProgress{total: cfg.Requests * int64(cfg.Requesters), interval: cfg.ReqProgressInterval,
+	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
 		maxTime: cfg.MaxTime, log: log}
 	if tr := traceOf(st); tr != nil {
 		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d", seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests))
@@ -357,7 +357,7 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	if !warmupDone {
 		benchStart = warmup
 	}
-	endTime := benchStart + int64(cfg.MaxTime)
+	endTime := cfg.timeLimitEnd(benchStart)
 	displayNs := int64(cfg.DisplayFreq)
 	lastDisplay := benchStart
 	var sinceUpdate int64

@@ -12,33 +12,8 @@ import (
 	"unicode"
 
 	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/internal/properties"
 )
-
-// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark some
-// editors write at the start of a text file.
-var utf8BOM = []byte{0xef, 0xbb, 0xbf}
-
-// findBinary returns the 1-based line of the first byte of data that no
-// text file holds (a C0 control character other than tab, line feed, form
-// feed and carriage return, or DEL), and that byte.
-func findBinary(data []byte) (line int, b byte, found bool) {
-	line = 1
-	for _, c := range data {
-		switch {
-		case c == '\n':
-			line++
-		case c == '\t' || c == '\f' || c == '\r':
-		case c < 0x20 || c == 0x7f:
-			return line, c, true
-		}
-	}
-	return 0, 0, false
-}
-
-// binaryMsg describes binary input without echoing it.
-func binaryMsg(b byte, want string) string {
-	return fmt.Sprintf("binary data (byte 0x%02x), not %s", b, want)
-}
 
 // maxEcho is the longest value an error message repeats as it is.
 const maxEcho = 200
@@ -79,7 +54,7 @@ type errDataFileBinary struct {
 }
 
 func (e *errDataFileBinary) Error() string {
-	return binaryMsg(e.b, "LinkBench's Distribution.dat (a text file)")
+	return properties.BinaryMsg(e.b, "LinkBench's Distribution.dat (a text file)")
 }
 
 // loadDataFile reads LinkBench's Distribution.dat at path, refusing a file
@@ -95,7 +70,7 @@ func loadDataFile(path string) (*distributions.RealData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("real distributions %s: %w", path, err)
 	}
-	if line, b, bad := findBinary(head); bad {
+	if line, b, bad := properties.FindBinary(head); bad {
 		return nil, &errDataFileBinary{line: line, b: b}
 	}
 	return distributions.LoadRealData(path)

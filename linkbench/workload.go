@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -107,6 +107,11 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 		return nil, err
 	}
 	w := &workload{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1}
+	if cfg.TotalRequestRate > 0 && cfg.Requesters > 0 {
+		// The requesters share the total rate equally: each one's loop reads
+		// its share as its requestrate.
+		w.cfg.RequestRate = cfg.TotalRequestRate / float64(cfg.Requesters)
+	}
 	min, max := cfg.StartID1, cfg.MaxID1
 
 	needReal := strings.EqualFold(cfg.NLinksFunc, "real")
@@ -124,7 +129,10 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 			}
 		}
 	}
-	if cfg.NLinks.Set && cfg.NLinks.Spec.Kind == distributions.KindReal {
+	// A class-based out-degree names its class in nlinks_func (NLinks holds
+	// only its parameters): com.facebook.LinkBench.RealDistribution reads
+	// the data file too.
+	if kind, err := distributions.ParseKind(cfg.NLinksFunc); err == nil && kind == distributions.KindReal {
 		needReal = true
 	}
 	if needReal {
@@ -226,9 +234,11 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	return w, nil
 }
 
-// loadRealData reads cfg.DataFile. When the file is LinkBench's default
-// path and cannot be found, the out-degree falls back to the built-in model
-// (w.real stays nil) and only a REAL access distribution is then an error.
+// loadRealData reads cfg.DataFile. When it is empty, or LinkBench's
+// default path that ParseProperties or ResolveDataFile did not find (an
+// unresolved DefaultDataFile, which is never looked for here), the
+// built-in model of the file stands in for it in fast mode; Java mode
+// refuses both.
 func (w *workload) loadRealData() error {
 	path := w.cfg.DataFile
 	java := w.cfg.RNG.Java()
@@ -240,21 +250,22 @@ func (w *workload) loadRealData() error {
 		w.useBuiltin("no data_file")
 		return nil
 	}
-	if !strings.HasPrefix(path, "/") {
-		if p, _, found := lookupFile(path, "."); found {
-			path = p
+	if path == DefaultDataFile {
+		// LinkBench's default, not found by ParseProperties or
+		// ResolveDataFile (which store the path they find): the library
+		// never looks for it in the working directory on its own.
+		if java {
+			return &ConfigError{Key: "data_file", Value: path, Reason: "rng = java needs LinkBench's Distribution.dat, " +
+				"and " + DefaultDataFile + " was not found (give its path)"}
 		}
+		w.useBuiltin("data_file " + path + " not found")
+		return nil
 	}
 	d, err := loadDataFile(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && w.cfg.DataFile == DefaultDataFile && !java {
-			w.useBuiltin("data_file " + w.cfg.DataFile + " not found")
-			return nil
-		}
-		return dataFileError(w.cfg.DataFile, path, err)
+		return dataFileError(path, path, err)
 	}
 	w.real = d
-	w.cfg.DataFile = path
 	return nil
 }
 
@@ -269,8 +280,8 @@ func (w *workload) buildOutDegree() error {
 	cfg := &w.cfg
 	min, max := cfg.StartID1, cfg.MaxID1
 	fn := strings.ToLower(cfg.NLinksFunc)
-	switch fn {
-	case "real":
+	switch {
+	case fn == "real":
 		if w.real == nil || !w.real.Has(distributions.SectionNLinks) {
 			return &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: "has no nlinks section"}
 		}
@@ -286,7 +297,7 @@ func (w *workload) buildOutDegree() error {
 			w.outDegreeSource = fmt.Sprintf("built-in model of the %s Distribution.dat nlinks (%s)", cfg.DataVintage, w.builtinWhy)
 		}
 		return nil
-	case "const", "reciprocal", "multiples", "exponential", "perfect_squares", "perfect_powers":
+	case slices.Contains(arithmeticModes, fn):
 		od, err := w.arithmeticOutDegree()
 		if err != nil {
 			return err
@@ -298,8 +309,7 @@ func (w *workload) buildOutDegree() error {
 	}
 	kind, err := distributions.ParseKind(cfg.NLinksFunc)
 	if err != nil {
-		return &ConfigError{Key: "nlinks_func", Value: cfg.NLinksFunc, Reason: "must be real, const, reciprocal, " +
-			"multiples, exponential, perfect_squares or a distribution class: " + err.Error()}
+		return &ConfigError{Key: "nlinks_func", Value: cfg.NLinksFunc, Reason: "must be " + nlinksFuncAllowed + ": " + err.Error()}
 	}
 	spec := cfg.NLinks.Spec
 	spec.Kind = kind

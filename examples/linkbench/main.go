@@ -10,6 +10,7 @@
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
+//	linkbench -keys
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -18,7 +19,8 @@
 // phase's latency table as CSV; -csvstream writes per-requester interval
 // statistics every displayfreq seconds; -store selects the store (memory,
 // discard, mysql or postgres; default: the linkstore key if it names one,
-// else memory).
+// else memory). -keys lists every configuration key (name, default,
+// allowed values, what it sets) and exits.
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
@@ -65,6 +67,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/stats"
@@ -102,7 +105,7 @@ var mainJob = map[string]string{
 	"loaders":                "2",
 	"requesters":             "4",
 	"maxtime":                "30",
-	"requests":               "100000000",
+	"requests":               "9223372036854775807", // linkbench.Unlimited: maxtime ends the run
 	"progressfreq":           "10",
 	"load_progress_interval": "2000000",
 	"req_progress_interval":  "1000000",
@@ -125,6 +128,7 @@ type options struct {
 	trace        string
 	logFile      string
 	gomaxprocs   int
+	keys         bool
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -154,10 +158,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
+	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-keys]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -179,6 +184,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if o.keys {
+		return o, nil // -keys lists the keys, whatever else was given
 	}
 	if o.gomaxprocs < -1 {
 		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
@@ -214,7 +222,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 
 // buildConfig reads -c's file (with -D and its workload_file) or, without
 // -c, the main job's settings with -D on top (and a workload_file named by
-// -D), as ParseProperties resolves them.
+// -D), as ParseProperties resolves them, the working directory being the
+// last place where relative paths are looked up.
 func buildConfig(o *options) (linkbench.Config, error) {
 	defs := o.defs
 	if o.config == "" {
@@ -226,7 +235,15 @@ func buildConfig(o *options) (linkbench.Config, error) {
 			defs[k] = v
 		}
 	}
-	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs})
+	// Like the Java tool run from a LinkBench checkout, relative paths
+	// (workload_file, data_file, LinkBench's default config/Distribution.dat)
+	// are also looked up in the working directory: the tool says so, the
+	// library never does on its own.
+	wd, err := os.Getwd()
+	if err != nil {
+		return linkbench.Config{}, fmt.Errorf("working directory: %w", err)
+	}
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs, WorkDir: wd})
 	if err != nil {
 		return cfg, usageError{err}
 	}
@@ -252,6 +269,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			return 0
 		}
 		return fail(err)
+	}
+	if o.keys {
+		if err := writeKeys(stdout); err != nil {
+			return fail(err)
+		}
+		return 0
 	}
 	dsn = o.dsn
 	cfg, err := buildConfig(o)
@@ -460,6 +483,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		}
 	}
 	return 0
+}
+
+// writeKeys lists every configuration key, one per line: name, default
+// ("-" for none, "" for an empty one), what it sets, and its allowed
+// values.
+func writeKeys(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tDEFAULT\tWHAT IT SETS; allowed: VALUES")
+	for _, k := range linkbench.Keys() {
+		def := k.Default
+		switch {
+		case !k.HasDefault:
+			def = "-"
+		case def == "":
+			def = `""`
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s; allowed: %s\n", k.Name, def, k.Doc, k.Allowed)
+	}
+	return tw.Flush()
 }
 
 // clientProcs sets the client's GOMAXPROCS for -gomaxprocs n and the

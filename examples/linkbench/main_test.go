@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/linkbench-go/linkbench/internal/testref"
+	"github.com/linkbench-go/linkbench/linkbench"
 )
 
 // runCLI runs the command in-process and returns its exit status and output.
@@ -325,5 +326,64 @@ func TestMaskToken(t *testing.T) {
 		if got := maskToken(c.in, c.tok); got != c.want {
 			t.Errorf("maskToken(%q, %q) = %q, want %q", c.in, c.tok, got, c.want)
 		}
+	}
+}
+
+// TestKeysFlag: -keys lists every configuration key, one line each with
+// its default, allowed values and doc, and exits with 0, whatever else
+// the command line says.
+func TestKeysFlag(t *testing.T) {
+	for _, args := range [][]string{{"-keys"}, {"-c", "/nonexistent.properties", "-keys"}} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		known := linkbench.KnownKeys()
+		if len(lines) != len(known)+1 || !strings.HasPrefix(lines[0], "KEY ") {
+			t.Fatalf("%d lines for %d keys; first %q", len(lines), len(known), lines[0])
+		}
+		byKey := map[string]string{}
+		for _, l := range lines[1:] {
+			byKey[strings.Fields(l)[0]] = l
+		}
+		for _, k := range known {
+			if _, ok := byKey[k]; !ok {
+				t.Errorf("-keys does not list %s", k)
+			}
+		}
+		for k, want := range map[string][]string{
+			"maxid1":                     {"10000001", "> startid1", "one past the last node id"},
+			"link_add_datagen_startbyte": {"32", "0..254"},
+			"engine":                     {"innodb", "myrocks"},
+			"load_random_seed":           {" - ", "drawn at random"},
+			"dbload":                     {`""`},
+		} {
+			for _, w := range want {
+				if !strings.Contains(byKey[k], w) {
+					t.Errorf("-keys line of %s lacks %q: %q", k, w, byKey[k])
+				}
+			}
+		}
+	}
+}
+
+// TestDataFileInWorkingDirectory: the tool, unlike the library, looks for
+// LinkBench's default data_file (config/Distribution.dat) in its working
+// directory, as the Java tool run from a LinkBench checkout finds it.
+func TestDataFileInWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dat := filepath.Join(dir, "config", "Distribution.dat")
+	if err := os.WriteFile(dat, []byte("nlinks\n1 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LINKBENCH_HOME", t.TempDir())
+	t.Chdir(dir)
+	cfg, err := buildConfig(&options{defs: overrides{}})
+	if err != nil || cfg.DataFile != dat {
+		t.Errorf("data_file %q, %v; want %q", cfg.DataFile, err, dat)
 	}
 }

@@ -89,7 +89,7 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	e, err := mysqlstore.ParseEngine(engine)
 	if err != nil {
-		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb or rocksdb"}}
+		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb, rocksdb or myrocks"}}
 	}
 	opts.Engine = e
 	if e == mysqlstore.RocksDB {
