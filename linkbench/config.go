@@ -162,8 +162,11 @@ type StoreConfig struct {
 	CountTable string // counttable ("counttable")
 	NodeTable  string // nodetable ("nodetable")
 	Engine     string // engine: "innodb" or "rocksdb" for MySQL stores ("innodb")
-	// CheckCount is check_count: stores that support it verify counts after
-	// every write (slow; for tests).
+	// CheckCount is check_count. LinkBench's stores compare, after every
+	// link write, the count row with the links they count; linkbench-go's
+	// stores keep counts exact in each write's own transaction, and
+	// Validate refuses check_count = true (verify the counts after a run
+	// instead: Verify, the tool's -verify).
 	CheckCount bool
 	// DisableBinlogLoad is MySQL_disable_binlog_load (also accepted in
 	// lower case): turn the binary log off for load sessions.
@@ -213,29 +216,37 @@ type Config struct {
 
 	// Request phase.
 
-	Requesters         int           // requesters: request goroutines, 0..100000; 0 skips the phase (100)
-	Requests           int64         // requests: requests per requester after warm-up, >= 0 (500000)
-	RequestRate        float64       // requestrate: mean requests/s per requester; 0 = unthrottled (0)
-	MaxTime            time.Duration // maxtime: measured time limit, whole seconds (100000 s)
-	WarmupTime         time.Duration // warmup_time: unmeasured warm-up, whole seconds (0)
-	MaxFailedRequests  int64         // max_failed_requests: per requester; negative = never abort (100)
-	RequestRandomSeed  Seed          // request_random_seed
-	Mix                Mix           // addlink ... getnode (the maintained fork's FB mix)
-	GetLinkListHistory float64       // getlinklist_history: percent of list reads that page into history, 0..100 (0.3)
-	ID2GenConfig       int           // id2gen_config: 0, or 1 for per-requester disjoint id2s (0)
-	Read               DistConfig    // read_function, read_shape, ...: link reads (Zipf 0.8)
-	ReadUncorr         DistConfig    // read_uncorr_function, ...: uncorrelated link reads and writes (Zipf 0.8)
-	ReadUncorrBlend    float64       // read_uncorr_blend: percent of link reads AND writes using ReadUncorr (99.5)
-	Write              DistConfig    // write_function, write_shape, ...: link writes (Zipf 0.741)
-	WriteUncorr        DistConfig    // write_uncorr_*: accepted for compatibility, never read (LinkBench quirk)
-	WriteUncorrBlend   float64       // write_uncorr_blend: accepted, never read (LinkBench quirk)
-	NodeRead           DistConfig    // node_read_function, ...: (Zipf 0.625)
-	NodeUpdate         DistConfig    // node_update_function, ...: (Zipf 0.606)
-	NodeDelete         DistConfig    // node_delete_function, ...: (Uniform)
-	MultigetDist       DistConfig    // link_multiget_dist, link_multiget_dist_prob, ...: ids per multiget (Geometric 0.382)
-	MultigetDistMin    int64         // link_multiget_dist_min (1)
-	MultigetDistMax    int64         // link_multiget_dist_max (128)
-	NeverChange        bool          // never_change: the legacy (original 2011) workload rules (false)
+	Requesters        int           // requesters: request goroutines, 0..100000; 0 skips the phase (100)
+	Requests          int64         // requests: requests per requester after warm-up, >= 0 (500000)
+	RequestRate       float64       // requestrate: mean requests/s per requester; 0 = unthrottled (0)
+	MaxTime           time.Duration // maxtime: measured time limit, whole seconds (100000 s)
+	WarmupTime        time.Duration // warmup_time: unmeasured warm-up, whole seconds (0)
+	MaxFailedRequests int64         // max_failed_requests: per requester; negative = never abort (100)
+	// GraceTime is grace_time (a linkbench-go key, seconds): how long the
+	// calls still waiting for the store when maxtime passes may take
+	// before they are cancelled and abandoned (5 s; 0 cancels at once).
+	GraceTime time.Duration
+	// RequestTimeout is request_timeout (a linkbench-go key, seconds,
+	// fractions allowed): a call that waits longer for the store is
+	// cancelled and abandoned, and the requester goes on (0: none).
+	RequestTimeout     time.Duration
+	RequestRandomSeed  Seed       // request_random_seed
+	Mix                Mix        // addlink ... getnode (the maintained fork's FB mix)
+	GetLinkListHistory float64    // getlinklist_history: percent of list reads that page into history, 0..100 (0.3)
+	ID2GenConfig       int        // id2gen_config: 0, or 1 for per-requester disjoint id2s (0)
+	Read               DistConfig // read_function, read_shape, ...: link reads (Zipf 0.8)
+	ReadUncorr         DistConfig // read_uncorr_function, ...: uncorrelated link reads and writes (Zipf 0.8)
+	ReadUncorrBlend    float64    // read_uncorr_blend: percent of link reads AND writes using ReadUncorr (99.5)
+	Write              DistConfig // write_function, write_shape, ...: link writes (Zipf 0.741)
+	WriteUncorr        DistConfig // write_uncorr_*: accepted for compatibility, never read (LinkBench quirk)
+	WriteUncorrBlend   float64    // write_uncorr_blend: accepted, never read (LinkBench quirk)
+	NodeRead           DistConfig // node_read_function, ...: (Zipf 0.625)
+	NodeUpdate         DistConfig // node_update_function, ...: (Zipf 0.606)
+	NodeDelete         DistConfig // node_delete_function, ...: (Uniform)
+	MultigetDist       DistConfig // link_multiget_dist, link_multiget_dist_prob, ...: ids per multiget (Geometric 0.382)
+	MultigetDistMin    int64      // link_multiget_dist_min (1)
+	MultigetDistMax    int64      // link_multiget_dist_max (128)
+	NeverChange        bool       // never_change: the legacy (original 2011) workload rules (false)
 	// AllowEmptyStore is allow_empty_store (a linkbench-go key): run the
 	// request phase even when a database holds no node in [startid1,
 	// maxid1), that is, on a graph that was not loaded (false: Request
@@ -276,6 +287,10 @@ type Config struct {
 	// Stream, when not nil, receives each requester's interval statistics
 	// every displayfreq seconds (LinkBench's -csvstream).
 	Stream *stats.StreamWriter `json:"-"`
+	// OnProgress, when not nil, receives a running phase's progress every
+	// progressfreq seconds and once at its end (Progress.Final), from a
+	// goroutine of its own: it must not block the phase for long.
+	OnProgress func(Progress) `json:"-"`
 
 	// SourceFiles lists the files the configuration was read from (the
 	// main file first), for reports; ParseProperties fills it.
@@ -330,6 +345,7 @@ func DefaultConfig() Config {
 		Requests:          500000,
 		MaxTime:           100000 * time.Second,
 		MaxFailedRequests: 100, // Quirk §11.2-11 (0 when the key is absent): fixed, the shipped 100 is the default.
+		GraceTime:         5 * time.Second,
 		Mix: Mix{AddLink: 5.35038, DeleteLink: 0.98401, UpdateLink: 4.75589, CountLink: 4.27898,
 			GetLink: 12.14725, GetLinkList: 22.57039, GetNode: 43.9869, AddNode: 2.61198,
 			UpdateNode: 3.06256, DeleteNode: 0.25166},
@@ -426,6 +442,12 @@ func (c *Config) validate() error {
 		return bad("maxtime", int64(c.MaxTime/time.Second), "must be >= 0 seconds")
 	case c.WarmupTime < 0:
 		return bad("warmup_time", int64(c.WarmupTime/time.Second), "must be >= 0 seconds")
+	case c.GraceTime < 0:
+		return bad("grace_time", int64(c.GraceTime/time.Second), "must be >= 0 seconds")
+	case c.RequestTimeout < 0:
+		return bad("request_timeout", c.RequestTimeout.Seconds(), "must be >= 0 seconds (0: no timeout)")
+	case c.Store.CheckCount:
+		return bad("check_count", true, "is not supported: the stores keep counts exact in each write's transaction; check them after a run with -verify (linkbench.Verify)")
 	case !(c.GetLinkListHistory >= 0 && c.GetLinkListHistory <= 100):
 		return bad("getlinklist_history", c.GetLinkListHistory, "must be a percentage in 0..100")
 	case c.ID2GenConfig != 0 && c.ID2GenConfig != 1:
@@ -686,6 +708,8 @@ func (c *Config) Properties() []Property {
 	secs("maxtime", c.MaxTime)
 	secs("warmup_time", c.WarmupTime)
 	i64("max_failed_requests", c.MaxFailedRequests)
+	secs("grace_time", c.GraceTime)
+	add("request_timeout", strconv.FormatFloat(c.RequestTimeout.Seconds(), 'f', -1, 64))
 	seed("request_random_seed", c.RequestRandomSeed)
 	for i, s := range c.Mix.shares() {
 		f64(mixKeys[i], *s)

@@ -286,6 +286,18 @@ func allKeys() map[string]keyDef {
 			return err
 		}},
 		int64Key("max_failed_requests", func(c *Config) *int64 { return &c.MaxFailedRequests }),
+		secondsKey("grace_time", func(c *Config) *time.Duration { return &c.GraceTime }),
+		{name: "request_timeout", set: func(c *Config, k, v string) error {
+			f, err := parseFloat(k, v)
+			if err != nil {
+				return err
+			}
+			if !(f >= 0 && f < float64(math.MaxInt64)/float64(time.Second)) {
+				return &ConfigError{Key: k, Value: v, Reason: "must be >= 0 seconds (0: no timeout)"}
+			}
+			c.RequestTimeout = time.Duration(f * float64(time.Second))
+			return nil
+		}},
 		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }),
 		// Quirk §11.1-2 (getlinklist_history is a percentage): kept in both modes.
 		floatKey("getlinklist_history", func(c *Config) *float64 { return &c.GetLinkListHistory }),

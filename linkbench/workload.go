@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
 )
 
@@ -52,6 +54,7 @@ type workload struct {
 	cursors            *distributions.RealCursors // Java mode: the REAL access cursors of the run
 	multiget           distributions.Distribution // nil: one id2 per multiget
 	thresholds         [10]float64                // cumulative mix, LinkBench order
+	pick               [10]float64                // thresholds of the default mode's pickOp (see prepare)
 	opStart            [opBuckets]uint8           // pickOp's first candidate threshold per bucket of U
 	pHistory           float64                    // getlinklist_history / 100
 }
@@ -217,11 +220,22 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 		w.multiget = d
 	}
 	sum := 0.0
+	last := 0 // the last operation with a share
 	for i, p := range cfg.Mix.shares() {
 		sum += *p
 		w.thresholds[i] = sum
+		if *p > 0 {
+			last = i
+		}
 	}
-	w.opStart = opStarts(&w.thresholds)
+	// The default mode picks only operations with a share: a draw above a
+	// sum that rounding left below 100 goes to the last of them (Java mode
+	// keeps LinkBench's thresholds and its failed no-op, pickOpJava).
+	w.pick = w.thresholds
+	for i := last; i < len(w.pick); i++ {
+		w.pick[i] = math.Inf(1)
+	}
+	w.opStart = opStarts(&w.pick)
 	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
 	return w, nil
 }
@@ -415,6 +429,41 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 		stores[i] = s
 	}
 	return stores, names, nil
+}
+
+// newCollector returns the statistics collector of a phase: histograms of
+// hdr_histogram_accuracy digits up to hdr_histogram_max_latency, at
+// nanosecond resolution, with per-requester interval statistics when
+// -csvstream is written.
+func newCollector(cfg *Config) (*stats.Collector, error) {
+	c, err := stats.NewCollector(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy,
+		Interval: cfg.Stream != nil})
+	if err != nil {
+		return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
+	}
+	return c, nil
+}
+
+// errorClass names the class of a failed call's error, for the report's
+// errors by class and the failure log: "no-op" (Java mode's failed op
+// choice), "transient" (store.IsTransient: a fault that may pass, such as
+// a deadlock that outlived the store's retries or a lost connection), the
+// class an error in the chain names with an ErrorClass() string method,
+// else "error".
+func errorClass(err error) string {
+	if errors.Is(err, errNoOp) {
+		return "no-op"
+	}
+	var c interface{ ErrorClass() string }
+	if errors.As(err, &c) {
+		if name := c.ErrorClass(); name != "" {
+			return name
+		}
+	}
+	if store.IsTransient(err) {
+		return "transient"
+	}
+	return "error"
 }
 
 // workerSessions opens, for each of n workers, a session of every
