@@ -108,7 +108,8 @@ func TestRequestTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	un, _ := rep.Op(stats.UpdateNode)
-	if un.Abandoned < 2 || rep.Request.Abandoned != un.Abandoned {
+	// Under the race detector another call may reach its 20 ms too.
+	if un.Abandoned < 2 || rep.Request.Abandoned < un.Abandoned {
 		t.Fatalf("UPDATE_NODE abandoned %d (phase %d): want the timed-out calls, and requesters that went on", un.Abandoned, rep.Request.Abandoned)
 	}
 	if rep.Status != "ABANDONED" {

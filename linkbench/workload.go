@@ -51,12 +51,13 @@ type workload struct {
 	nodeRead           *distributions.Access
 	nodeUpdate         *distributions.Access
 	nodeDelete         *distributions.Access
-	cursors            *distributions.RealCursors // Java mode: the REAL access cursors of the run
-	multiget           distributions.Distribution // nil: one id2 per multiget
-	thresholds         [10]float64                // cumulative mix, LinkBench order
-	pick               [10]float64                // thresholds of the default mode's pickOp (see prepare)
-	opStart            [opBuckets]uint8           // pickOp's first candidate threshold per bucket of U
-	pHistory           float64                    // getlinklist_history / 100
+	cursors            *distributions.RealCursors        // Java mode: the REAL access cursors of the run
+	multiget           distributions.Distribution        // nil: one id2 per multiget
+	thresholds         [10]float64                       // cumulative mix, LinkBench order
+	pick               [10]float64                       // thresholds of the default mode's pickOp (see prepare)
+	shuffler           *distributions.InvertibleShuffler // the out-degree shuffler all the workers' choosers share (nil: each builds its own)
+	opStart            [opBuckets]uint8                  // pickOp's first candidate threshold per bucket of U
+	pHistory           float64                           // getlinklist_history / 100
 }
 
 // keyError wraps a distributions.ParamError (or any error) as a
@@ -236,6 +237,13 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 		w.pick[i] = math.Inf(1)
 	}
 	w.opStart = opStarts(&w.pick)
+	if w.outDegree != nil && w.outDegree.Shuffled() {
+		// One out-degree shuffler (immutable) for every worker's chooser.
+		if c, err := distributions.NewID2Chooser(distributions.ID2Config{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1,
+			LinkTypeCount: 1, Java: cfg.RNG.Java()}, w.outDegree); err == nil {
+			w.shuffler = c.Shuffler()
+		}
+	}
 	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
 	return w, nil
 }
@@ -372,7 +380,7 @@ func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, err
 	c, err := distributions.NewID2Chooser(distributions.ID2Config{
 		StartID1: w.cfg.StartID1, MaxID1: w.cfg.MaxID1, LinkTypeCount: w.cfg.LinkTypeCount,
 		RandomID2Max: w.cfg.RandomID2Max, ID2GenConfig: w.cfg.ID2GenConfig, NeverChange: w.cfg.NeverChange,
-		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(),
+		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(), Shuffler: w.shuffler,
 	}, od)
 	if err != nil {
 		return nil, keyError("", "", err)

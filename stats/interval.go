@@ -43,10 +43,12 @@ func (sw *StreamWriter) write(b []byte) error {
 // streamOp is one operation's values in the current -csvstream interval
 // of one Recorder: count, sum, extremes, and a compact log-linear histogram
 // (values below 64 exact, above with 64 buckets per power of two, about
-// 1.6 % wide), whose rows are allocated as values reach them.
+// 1.6 % wide), whose rows exist only from the lowest to the highest row a
+// value reached.
 type streamOp struct {
 	n, sum, lo, hi int64
-	rows           [58]*[64]uint32
+	first          int           // row of rows[0]
+	rows           []*[64]uint32 // rows first, first+1, ...; nil entries not reached
 }
 
 // streamIndex returns the row and bucket of v >= 0.
@@ -77,24 +79,36 @@ func (s *streamOp) add(v int64) {
 	s.n++
 	s.sum += v
 	row, sub := streamIndex(v)
-	if s.rows[row] == nil {
-		s.rows[row] = new([64]uint32)
+	switch {
+	case len(s.rows) == 0:
+		s.first = row
+		s.rows = append(s.rows, nil)
+	case row < s.first:
+		s.rows = append(make([]*[64]uint32, s.first-row), s.rows...)
+		s.first = row
+	case row >= s.first+len(s.rows):
+		s.rows = append(s.rows, make([]*[64]uint32, row-s.first-len(s.rows)+1)...)
 	}
-	s.rows[row][sub]++
+	r := s.rows[row-s.first]
+	if r == nil {
+		r = new([64]uint32)
+		s.rows[row-s.first] = r
+	}
+	r[sub]++
 }
 
 // valueAt returns the highest value of the bucket holding rank (1..n) in
 // ascending order, capped at the largest value recorded.
 func (s *streamOp) valueAt(rank int64) int64 {
 	var cum int64
-	for row, r := range s.rows {
+	for i, r := range s.rows {
 		if r == nil {
 			continue
 		}
 		for sub, c := range r {
 			cum += int64(c)
 			if c > 0 && cum >= rank {
-				return min(streamHigh(row, sub), s.hi)
+				return min(streamHigh(s.first+i, sub), s.hi)
 			}
 		}
 	}

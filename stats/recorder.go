@@ -3,7 +3,7 @@ package stats
 import (
 	"errors"
 	"fmt"
-	"slices"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,8 +41,12 @@ func (o Outcome) String() string {
 const (
 	DefaultHighestUs = 3_600_000_000 // 1 hour, in microseconds
 	DefaultSigFigs   = 3
-	// DefaultStripes is the number of shards of a Collector's histograms.
-	DefaultStripes = 4
+	// IntervalSigFigs is the precision of the interval histograms
+	// (Collector.Interval): two significant digits, about 1 %.
+	IntervalSigFigs = 2
+	// DefaultMaxStripes bounds the number of shards of a Collector's
+	// histograms, which is by default GOMAXPROCS (at most this many).
+	DefaultMaxStripes = 8
 	// RecorderBatch is how many values a Recorder keeps before it moves
 	// them into its Collector's histograms (a few microseconds of work,
 	// which Record reports).
@@ -75,8 +79,8 @@ type Options struct {
 	// (WriteInterval).
 	Interval bool
 	// Stripes is the number of shards of the Collector's histograms
-	// (default DefaultStripes); Recorders are spread over them, so that
-	// workers seldom wait for one another.
+	// (default: GOMAXPROCS, at most DefaultMaxStripes); Recorders are
+	// spread over them, so that workers seldom wait for one another.
 	Stripes int
 }
 
@@ -92,7 +96,7 @@ func (o Options) normalize() (Options, error) {
 		o.Unit = time.Nanosecond
 	}
 	if o.Stripes == 0 {
-		o.Stripes = DefaultStripes
+		o.Stripes = min(max(runtime.GOMAXPROCS(0), 1), DefaultMaxStripes)
 	}
 	switch {
 	case o.HighestUs < 2:
@@ -131,8 +135,10 @@ type opHists struct {
 	lat    *hdr.Histogram // successes, misses and abandoned calls (or sizes)
 	errLat *hdr.Histogram // errors
 	svc    *hdr.Histogram // open-loop service time
+	ival   *hdr.Histogram // every outcome since the last Interval, at IntervalSigFigs
 
 	successes, misses, errors, abandoned, clamped int64
+	ivalErrors                                    int64
 	classes                                       map[uint16]int64 // errors by class id
 }
 
@@ -164,8 +170,6 @@ type Collector struct {
 	mu        sync.Mutex
 	recs      []*Recorder
 	lastIval  time.Time
-	prevCum   [NumOps]*hdr.Snapshot // every outcome's values at the last Interval
-	prevErrs  [NumOps]int64
 	classIDs  map[string]uint16
 	className []string
 }
@@ -314,6 +318,7 @@ func (r *Recorder) Flush() {
 			dst = &h.lat
 		case kindError:
 			h.errors++
+			h.ivalErrors++
 			if h.classes == nil {
 				h.classes = map[uint16]int64{}
 			}
@@ -326,6 +331,12 @@ func (r *Recorder) Flush() {
 			*dst = c.newHist()
 		}
 		_ = (*dst).RecordValue(v) // cannot fail: v is in [0, highest]
+		if s.kind != kindService {
+			if h.ival == nil {
+				h.ival = hdr.New(1, c.highest, IntervalSigFigs)
+			}
+			_ = h.ival.RecordValue(v)
+		}
 	}
 	st.mu.Unlock()
 	clear(r.buf)
@@ -425,7 +436,7 @@ type IntervalOp struct {
 	Count  int64 // values recorded: successes, misses, errors and abandoned calls (sizes, for a size op)
 	Errors int64
 	// Hist holds the interval's values, in the collector's unit (rows for
-	// a size op).
+	// a size op), at IntervalSigFigs significant digits.
 	Hist *hdr.Histogram
 	unit time.Duration
 }
@@ -478,9 +489,9 @@ func (iv Interval) Op(op Op) (IntervalOp, bool) {
 // was made). Recorders move their values at the latest when they record
 // after the call (every worker that keeps working does), so a value
 // recorded just before the end of an interval may count in the next one.
-// Interval is safe for concurrent use with recording. The interval is the
-// difference of the cumulative histograms between two calls, so recording
-// pays nothing for it.
+// Interval is safe for concurrent use with recording. The interval's
+// histograms keep IntervalSigFigs significant digits (small enough to keep
+// one per operation and stripe, and to make for each interval).
 func (c *Collector) Interval() Interval {
 	c.epoch.Add(1)
 	c.mu.Lock()
@@ -489,41 +500,24 @@ func (c *Collector) Interval() Interval {
 	iv := Interval{Start: c.lastIval, End: now}
 	c.lastIval = now
 	for op := range NumOps {
-		var cum *hdr.Histogram
+		var snap *hdr.Histogram
 		var errs int64
 		for i := range c.stripes {
 			st := &c.stripes[i]
 			st.mu.Lock()
-			if h := st.ops[op]; h != nil {
-				for _, src := range [...]*hdr.Histogram{h.lat, h.errLat} {
-					if src != nil && src.TotalCount() > 0 {
-						if cum == nil {
-							cum = c.newHist()
-						}
-						cum.Merge(src)
-					}
+			if h := st.ops[op]; h != nil && h.ival != nil && h.ival.TotalCount() > 0 {
+				if snap == nil {
+					snap = hdr.New(1, c.highest, IntervalSigFigs)
 				}
-				errs += h.errors
+				snap.Merge(h.ival)
+				h.ival.Reset()
+				errs += h.ivalErrors
+				h.ivalErrors = 0
 			}
 			st.mu.Unlock()
 		}
-		if cum == nil {
-			continue
-		}
-		snap := cum.Export()
-		prev := c.prevCum[op]
-		c.prevCum[op], c.prevErrs[op], errs = snap, errs, errs-c.prevErrs[op]
-		if prev != nil {
-			diff := *snap
-			diff.Counts = slices.Clone(snap.Counts)
-			for k := range min(len(diff.Counts), len(prev.Counts)) {
-				diff.Counts[k] -= prev.Counts[k]
-			}
-			snap = &diff
-		}
-		h := hdr.Import(snap)
-		if n := h.TotalCount(); n > 0 {
-			iv.Ops = append(iv.Ops, IntervalOp{Op: Op(op), Count: n, Errors: errs, Hist: h, unit: c.opts.Unit})
+		if snap != nil && snap.TotalCount() > 0 {
+			iv.Ops = append(iv.Ops, IntervalOp{Op: Op(op), Count: snap.TotalCount(), Errors: errs, Hist: snap, unit: c.opts.Unit})
 		}
 	}
 	return iv
