@@ -204,9 +204,7 @@ type lineCounter struct {
 func (c *lineCounter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		c.lines = append(c.lines, l)
-	}
+	c.lines = append(c.lines, strings.Split(strings.TrimRight(string(p), "\n"), "\n")...)
 	return len(p), nil
 }
 

@@ -301,9 +301,6 @@ type requester struct {
 	sendNs     int64 // the current request's start, ns since clk.base
 	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
-	// seen marks the operations recorded at least once (their first value
-	// creates their histograms).
-	seen [stats.NumOps]bool
 
 	requestsDone, errors, abandoned int64
 	abandonedAtEnd                  int64 // of abandoned: cut by the phase's end, not a request_timeout
