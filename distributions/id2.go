@@ -45,6 +45,11 @@ type ID2Config struct {
 	// cast of n, §11.2-13), which differs only when MaxID1 - StartID1 >= 2^31
 	// (and fails, as LinkBench does, for some such ranges).
 	Java bool
+	// Shuffler, when not nil, is the out-degree shuffler to use instead of
+	// building one: the result of an earlier chooser's Shuffler with the
+	// same StartID1, MaxID1 and Java (shufflers are immutable, so the
+	// choosers of a phase's workers can share one).
+	Shuffler *InvertibleShuffler
 }
 
 // ID2Chooser decides how many links each (id1, link type) has and which
@@ -57,6 +62,10 @@ type ID2Chooser struct {
 	od  OutDegree
 	nls *InvertibleShuffler // out-degree shuffler, nil when od is not shuffled
 }
+
+// Shuffler returns the chooser's out-degree shuffler (nil when its model
+// is not shuffled), to share with other choosers (ID2Config.Shuffler).
+func (c *ID2Chooser) Shuffler() *InvertibleShuffler { return c.nls }
 
 // NewID2Chooser returns the chooser for cfg with out-degree model od.
 // Errors (*ParamError): MaxID1 <= StartID1 ("maxid1"), LinkTypeCount < 1
@@ -92,11 +101,15 @@ func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
 	}
 	c := &ID2Chooser{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1, od: od}
 	if od.Shuffled() {
-		var err error
-		if c.nls, err = shufflerFor(ShuffleSeedLinks, c.n, cfg.Java); err != nil {
-			return nil, err
+		c.nls = cfg.Shuffler
+		if c.nls == nil || c.nls.n != c.n {
+			var err error
+			if c.nls, err = shufflerFor(ShuffleSeedLinks, c.n, cfg.Java); err != nil {
+				return nil, err
+			}
 		}
 	}
+	c.cfg.Shuffler = nil
 	return c, nil
 }
 

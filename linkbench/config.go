@@ -166,9 +166,11 @@ type StoreConfig struct {
 	CountTable string // counttable
 	NodeTable  string // nodetable
 	Engine     string // engine: the MySQL storage engine, innodb, rocksdb or myrocks (any case)
-	// CheckCount is check_count, accepted for compatibility: no store of
-	// linkbench-go checks counts after every write (Verify checks them all
-	// after a run).
+	// CheckCount is check_count. LinkBench's stores compare, after every
+	// link write, the count row with the links they count; linkbench-go's
+	// stores keep counts exact in each write's own transaction, and
+	// Validate refuses true (check the counts after a run with Verify, the
+	// tool's -verify).
 	CheckCount bool
 	// DisableBinlogLoad is mysql_disable_binlog_load (also accepted as
 	// MySQL_disable_binlog_load): turn the binary log off for load sessions.
@@ -252,26 +254,34 @@ type Config struct {
 	// phase. 0 keeps LinkBench's meaning of maxtime = 0: the limit is
 	// reached at once, so each requester stops after its first measured
 	// request.
-	MaxTime            time.Duration
-	WarmupTime         time.Duration // warmup_time: unmeasured warm-up before the measured requests; 0: none
-	MaxFailedRequests  int64         // max_failed_requests: a requester aborts when its failures exceed it (0: at the first); negative: never
-	RequestRandomSeed  Seed          // request_random_seed; unset: a seed is drawn and reported
-	Mix                Mix           // addlink ... getnode: the operation mix; zero is invalid (the shares must sum to 100)
-	GetLinkListHistory float64       // getlinklist_history: percent of link-list reads that page into history; 0: none
-	ID2GenConfig       int           // id2gen_config: 1 for per-requester disjoint id2s; 0: shared
-	Read               DistConfig    // read_function, read_shape, ...: link reads; zero: none (invalid)
-	ReadUncorr         DistConfig    // read_uncorr_function, ...: uncorrelated link reads and writes; zero: none (invalid if ReadUncorrBlend > 0)
-	ReadUncorrBlend    float64       // read_uncorr_blend: percent of link reads AND writes using ReadUncorr; 0: none
-	Write              DistConfig    // write_function, write_shape, ...: link writes; zero: none (invalid)
-	WriteUncorr        DistConfig    // write_uncorr_*: accepted for compatibility, never read (LinkBench quirk §11.1-1)
-	WriteUncorrBlend   float64       // write_uncorr_blend: accepted, never read (LinkBench quirk §11.1-1)
-	NodeRead           DistConfig    // node_read_function, ...: node reads; zero: none (invalid if the mix reads nodes)
-	NodeUpdate         DistConfig    // node_update_function, ...: node updates; zero: none (invalid if the mix updates nodes)
-	NodeDelete         DistConfig    // node_delete_function, ...: node deletes; zero: none (invalid if the mix deletes nodes)
-	MultigetDist       DistConfig    // link_multiget_dist, link_multiget_dist_prob, ...: ids per multiget; zero: one id per multiget
-	MultigetDistMin    int64         // link_multiget_dist_min: the fewest ids per multiget (with MultigetDist)
-	MultigetDistMax    int64         // link_multiget_dist_max: one past the most ids per multiget (with MultigetDist)
-	NeverChange        bool          // never_change: the legacy (original 2011) workload rules; false: the maintained fork's
+	MaxTime           time.Duration
+	WarmupTime        time.Duration // warmup_time: unmeasured warm-up before the measured requests; 0: none
+	MaxFailedRequests int64         // max_failed_requests: a requester aborts when its failures exceed it (0: at the first); negative: never
+	// GraceTime is grace_time (a linkbench-go key, seconds): how long the
+	// calls still waiting for the store when MaxTime passes may take
+	// before they are cancelled and abandoned; 0: cancelled at once.
+	GraceTime time.Duration
+	// RequestTimeout is request_timeout (a linkbench-go key, seconds,
+	// fractions allowed): a call that waits longer for the store is
+	// cancelled and abandoned, and the requester goes on; 0: no timeout.
+	RequestTimeout     time.Duration
+	RequestRandomSeed  Seed       // request_random_seed; unset: a seed is drawn and reported
+	Mix                Mix        // addlink ... getnode: the operation mix; zero is invalid (the shares must sum to 100)
+	GetLinkListHistory float64    // getlinklist_history: percent of link-list reads that page into history; 0: none
+	ID2GenConfig       int        // id2gen_config: 1 for per-requester disjoint id2s; 0: shared
+	Read               DistConfig // read_function, read_shape, ...: link reads; zero: none (invalid)
+	ReadUncorr         DistConfig // read_uncorr_function, ...: uncorrelated link reads and writes; zero: none (invalid if ReadUncorrBlend > 0)
+	ReadUncorrBlend    float64    // read_uncorr_blend: percent of link reads AND writes using ReadUncorr; 0: none
+	Write              DistConfig // write_function, write_shape, ...: link writes; zero: none (invalid)
+	WriteUncorr        DistConfig // write_uncorr_*: accepted for compatibility, never read (LinkBench quirk §11.1-1)
+	WriteUncorrBlend   float64    // write_uncorr_blend: accepted, never read (LinkBench quirk §11.1-1)
+	NodeRead           DistConfig // node_read_function, ...: node reads; zero: none (invalid if the mix reads nodes)
+	NodeUpdate         DistConfig // node_update_function, ...: node updates; zero: none (invalid if the mix updates nodes)
+	NodeDelete         DistConfig // node_delete_function, ...: node deletes; zero: none (invalid if the mix deletes nodes)
+	MultigetDist       DistConfig // link_multiget_dist, link_multiget_dist_prob, ...: ids per multiget; zero: one id per multiget
+	MultigetDistMin    int64      // link_multiget_dist_min: the fewest ids per multiget (with MultigetDist)
+	MultigetDistMax    int64      // link_multiget_dist_max: one past the most ids per multiget (with MultigetDist)
+	NeverChange        bool       // never_change: the legacy (original 2011) workload rules; false: the maintained fork's
 	// AllowEmptyStore is allow_empty_store (a linkbench-go key): run the
 	// request phase even when a database holds no node in [startid1,
 	// maxid1), that is, on a graph that was not loaded; false: Request
@@ -290,7 +300,7 @@ type Config struct {
 
 	// Reporting.
 
-	ProgressFreq         time.Duration // progressfreq: accepted, no effect (LinkBench's per-requester progress period)
+	ProgressFreq         time.Duration // progressfreq: period of the progress lines and of OnProgress; 0: none
 	DisplayFreq          time.Duration // displayfreq: period of the -csvstream statistics (Stream); 0: never
 	LoadProgressInterval int64         // load_progress_interval: log load progress every this many links; 0: never
 	ReqProgressInterval  int64         // req_progress_interval: log request progress every this many requests; 0: only at the end
@@ -312,6 +322,10 @@ type Config struct {
 	// Stream, when not nil, receives each requester's interval statistics
 	// every displayfreq seconds (LinkBench's -csvstream); nil: none.
 	Stream *stats.StreamWriter `json:"-"`
+	// OnProgress, when not nil, receives a running phase's progress every
+	// progressfreq seconds and once at its end (Progress.Final), from a
+	// goroutine of its own: it must not block the phase for long.
+	OnProgress func(Progress) `json:"-"`
 
 	// SourceFiles lists the files the configuration was read from (the
 	// main file first), for reports; ParseProperties fills it. nil: none.

@@ -888,6 +888,10 @@ func buildKeyTable() []keyDef {
 			"negative: never abort", "a requester aborts when its failed requests exceed this").
 			// Quirk §11.2-11 (0 when the key is absent): fixed, the shipped 100 is the default.
 			dflt("100"),
+		secondsKey("grace_time", func(c *Config) *time.Duration { return &c.GraceTime }, "0: cancel at once",
+			"after maxtime, how long calls still waiting for the store may take before they are cancelled (abandoned)").dflt("5"),
+		secondsKey("request_timeout", func(c *Config) *time.Duration { return &c.RequestTimeout }, "fractions allowed; 0: no timeout",
+			"a call waiting longer for the store is cancelled (abandoned) and the requester goes on").dflt("0").omitZero("0"),
 		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }, "seed of the request phase"),
 	)
 	// The operation mix, in LinkBench's cumulative-threshold order.
@@ -991,8 +995,8 @@ func buildKeyTable() []keyDef {
 		},
 
 		// Reporting.
-		secondsKey("progressfreq", func(c *Config) *time.Duration { return &c.ProgressFreq }, "",
-			"no effect: LinkBench's per-requester progress period (linkbench-go logs progress by req_progress_interval)").dflt("300"),
+		secondsKey("progressfreq", func(c *Config) *time.Duration { return &c.ProgressFreq }, "0: none",
+			"period of the progress lines (the phase's, and LinkBench's per-requester lines) and of Config.OnProgress").dflt("300"),
 		secondsKey("displayfreq", func(c *Config) *time.Duration { return &c.DisplayFreq }, "0: never",
 			"period of the per-requester -csvstream statistics").dflt("1800"),
 		int64Key("load_progress_interval", func(c *Config) *int64 { return &c.LoadProgressInterval }, atLeast[int64](0),
@@ -1059,7 +1063,13 @@ func buildKeyTable() []keyDef {
 				return "must be innodb, rocksdb or myrocks"
 			}),
 		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount },
-			"no effect: no linkbench-go store checks counts per write (use -verify, linkbench.Verify)").dflt("false"),
+			"LinkBench's count check after every write: refused, the stores keep counts exact in each write's transaction (check them after a run with -verify, linkbench.Verify)").
+			dflt("false").rule("false", func(c *Config) string {
+			if c.Store.CheckCount {
+				return "is not supported: the stores keep counts exact in each write's transaction; check them after a run with -verify (linkbench.Verify)"
+			}
+			return ""
+		}),
 		boolKey("mysql_disable_binlog_load", binlog, "MySQL: turn the binary log off in load sessions").dflt("false"),
 		aliasKey("MySQL_disable_binlog_load", "mysql_disable_binlog_load", boolKey("", binlog, "").set,
 			"as LinkBench's sample configuration spells it"),

@@ -63,14 +63,14 @@ var keySamples = map[string]string{
 
 	"linkstore": "mysql", "nodestore": "mysql", "host": "db.example", "port": "5432", "user": "bench", "dbid": "one",
 	"linktable": "lt", "counttable": "ct", "nodetable": "nt", "engine": "myrocks", "check_count": "true",
-	"mysql_disable_binlog_load": "true", "memory_limit_mb": "64",
+	"mysql_disable_binlog_load": "true", "memory_limit_mb": "64", "grace_time": "2.5", "request_timeout": "0.75",
 }
 
 // leavesNotSetByKeys are the Config fields (paths as leafPaths writes them)
 // that no key sets: the Go-only fields, and NLinks' class, which
 // nlinks_func names.
 var leavesNotSetByKeys = []string{"NLinks.Function", "NLinks.Spec.Kind", "NLinks.Set", "NLinks.Spec.Config",
-	"Logger", "Now", "Stream", "SourceFiles", "hooks", "monotonic", "origins"}
+	"Logger", "Now", "OnProgress", "Stream", "SourceFiles", "hooks", "monotonic", "origins"}
 
 // leafPaths returns the path and value of every leaf field of v (a
 // struct), recursively through structs.

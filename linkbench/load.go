@@ -104,12 +104,15 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		nodeWorkers = 1
 	}
 	// Quirk §11.2-5 (histograms shared between threads without locking):
-	// fixed in both modes, one recorder per worker, merged at the end.
+	// fixed in both modes, one recorder per worker, into a collector whose
+	// histograms it updates under a lock, a batch of values at a time.
+	col, err := newCollector(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	recs := make([]*stats.Recorder, cfg.Loaders+nodeWorkers)
 	for i := range recs {
-		if recs[i], err = stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy}); err != nil {
-			return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
-		}
+		recs[i] = col.NewRecorder()
 	}
 	// Each loader works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
@@ -154,6 +157,13 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
 	start := cfg.now()
 	prog.start = start
+	mon := startMonitor(&cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows int64) {
+		rows = prog.links.Load() + prog.cnts.Load()
+		if nl != nil {
+			rows += nl.loaded.Load()
+		}
+		return prog.id1s.Load(), prog.total, rows
+	})
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for i, ll := range loaders {
@@ -193,11 +203,9 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	}
 	runErr := g.Wait()
 	elapsed := cfg.now().Sub(start)
+	mon.stop()
 
-	rep, err := stats.Merge(stats.PhaseLoad, recs)
-	if err != nil {
-		return nil, err
-	}
+	rep := col.Report(stats.PhaseLoad)
 	rep.Start, rep.Elapsed = start, elapsed
 	// Quirk §11.2-23 (expected nodes ignore dbcount): fixed in both modes.
 	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(cfg.DBCount)}
@@ -211,7 +219,7 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		totals.Counts += ll.countsLoaded
 	}
 	if nl != nil {
-		totals.Nodes = nl.loaded
+		totals.Nodes = nl.loaded.Load()
 	}
 	rep.Load = totals
 	rep.Header = w.header(seed, "load_random_seed")
@@ -498,9 +506,9 @@ func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
 	// both modes (microseconds everywhere).
 	t0 := time.Now()
 	_, err := ll.stores[ll.db].AddLink(ctx, *l, true)
-	us := time.Since(t0).Microseconds()
+	d := time.Since(t0)
 	if err != nil && ctx.Err() == nil {
-		ll.rec.Record(stats.LoadLink, stats.Error, us)
+		ll.rec.RecordError(stats.LoadLink, errorClass(err), d)
 	}
 	if err != nil {
 		// Quirk §11.2-11 (LinkBench exits the process on a load error, or
@@ -508,7 +516,7 @@ func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
 		// stops and returns the error.
 		return fmt.Errorf("load: AddLink id1=%d link_type=%d id2=%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
-	ll.rec.Record(stats.LoadLink, stats.Success, us)
+	ll.rec.Record(stats.LoadLink, stats.Success, d)
 	ll.linksLoaded++
 	// Quirk §11.2-23 (one "count" per row-by-row link; LinkBench times only
 	// the last link of each (id1, type)): the count kept in both modes, every
@@ -556,13 +564,13 @@ func (ll *linkLoader) flushCounts(ctx context.Context) error {
 func (ll *linkLoader) batch(ctx context.Context, op, sizeOp stats.Op, n int, call func() error) error {
 	t0 := time.Now()
 	err := call()
-	us := time.Since(t0).Microseconds()
+	d := time.Since(t0)
 	switch {
 	case err == nil:
-		ll.rec.Record(op, stats.Success, us)
+		ll.rec.Record(op, stats.Success, d)
 		ll.rec.RecordSize(sizeOp, int64(n))
 	case ctx.Err() == nil:
-		ll.rec.Record(op, stats.Error, us)
+		ll.rec.RecordError(op, errorClass(err), d)
 	}
 	return err
 }
@@ -597,7 +605,7 @@ type nodeLoader struct {
 	gen    distributions.DataGen
 	nodes  []store.Node
 	bytes  int64
-	loaded int64
+	loaded atomic.Int64 // read by the progress monitor
 }
 
 func newNodeLoader(w *workload, seed int64, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
@@ -674,15 +682,15 @@ func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.Bulk
 			}
 		}
 	}
-	us := time.Since(t0).Microseconds()
+	d := time.Since(t0)
 	if err != nil && ctx.Err() == nil {
-		nl.rec.Record(stats.LoadNodeBulk, stats.Error, us)
+		nl.rec.RecordError(stats.LoadNodeBulk, errorClass(err), d)
 	}
 	if err != nil {
 		return fmt.Errorf("load: nodes %d..%d: %w", nl.nodes[0].ID, nl.nodes[len(nl.nodes)-1].ID, err)
 	}
-	nl.rec.Record(stats.LoadNodeBulk, stats.Success, us)
-	nl.loaded += int64(len(nl.nodes))
+	nl.rec.Record(stats.LoadNodeBulk, stats.Success, d)
+	nl.loaded.Add(int64(len(nl.nodes)))
 	nl.nodes = nl.nodes[:0]
 	return nil
 }

@@ -37,17 +37,33 @@ var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLi
 
 // Request runs LinkBench's request phase (reference §6) against st:
 // `requesters` goroutines, each with its own random stream
-// rand.New(request_random_seed, requester) and its own latency recorder,
-// each doing `requests` requests after warmup_time seconds of unmeasured
+// rand.New(request_random_seed, requester) and its own recorder, each
+// doing `requests` requests after warmup_time seconds of unmeasured
 // warm-up, or stopping when maxtime seconds have passed after the warm-up.
 // Each request picks a database (dbload), waits for its exponentially
 // distributed send time when requestrate > 0, picks an operation from the
 // mix and its ids from the access distributions, and calls the store once.
 //
 // A miss (found == false, an empty list) is counted as a miss, never as an
-// error. A store error is counted as a failed request; a requester whose
-// failures exceed max_failed_requests (when >= 0) stops, and Request then
-// returns its report with an error wrapping ErrRequesterAborted.
+// error. A store error is counted as a failed request, by class (see the
+// report's ErrorClasses); the first few failures of each class are logged,
+// then one line per progress interval says how many more there were. A
+// requester whose failures exceed max_failed_requests (when >= 0) stops,
+// and Request then returns its report with an error wrapping
+// ErrRequesterAborted.
+//
+// The time is a hard bound, whatever the store does: requesters send no
+// request after maxtime, calls still waiting for the store then get
+// grace_time more, and are then cancelled, as they are at their
+// request_timeout (when set) and when ctx is done. A cancelled call is
+// abandoned: counted apart, per operation, and recorded in the latency
+// histogram at its age, so that the percentiles and the maximum show the
+// stall. The report's Status is "" (COMPLETED) only when the phase ended on
+// time (within a second of maxtime after the warm-up) with nothing
+// abandoned; otherwise it is "INTERRUPTED" (ctx done), "OVERRAN" (calls
+// were cut at the hard bound, or the phase ran more than a second past its
+// time) or "ABANDONED" (calls reached their request_timeout), with a
+// Detail.
 //
 // A requester reads the monotonic clock once per request, when the store
 // call returns: that reading ends the request and starts the next one
@@ -62,6 +78,11 @@ var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLi
 // apart. Link and node times are the wall clock when the request starts:
 // Config.Now (or time.Now) read once at the start of the phase, plus the
 // monotonic time elapsed since.
+//
+// Every progressfreq seconds a progress line gives the last interval's
+// requests, rate, errors and p99 of the operations benchmarkers compare,
+// and Config.OnProgress, when set, receives the interval; each requester
+// also logs LinkBench's lines (start, warm-up, progress, time limit, end).
 //
 // With rng = java (Config.RNG == RNGJava) the requesters draw as
 // LinkBench's do (reference §6.1-§6.9, Appendix A.2 and B): a SHA1PRNG
@@ -103,6 +124,10 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if err != nil {
 		return nil, err
 	}
+	col, err := newCollector(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	// Each requester works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
 	// LinkBench's requesters owns its store object.
@@ -112,20 +137,20 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	}
 	defer closeSessions()
 	reqs := make([]*requester, cfg.Requesters)
-	recs := make([]*stats.Recorder, cfg.Requesters)
 	var javaSeeds []int64
 	if cfg.RNG.Java() {
 		javaSeeds = javaRequesterSeeds(&cfg, seed)
 	}
+	elog := newFailureLog(log)
 	for i := range reqs {
 		s := seed
 		if javaSeeds != nil {
 			s = javaSeeds[i]
 		}
-		if reqs[i], err = newRequester(w, i, s, sessions[i]); err != nil {
+		if reqs[i], err = newRequester(w, i, s, sessions[i], col.NewRecorder()); err != nil {
 			return nil, err
 		}
-		recs[i] = reqs[i].rec
+		reqs[i].failures = elog
 	}
 	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
 		maxTime: cfg.MaxTime, log: log}
@@ -135,6 +160,16 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
 
+	// The hard bound: at the end of the measured window plus grace_time,
+	// the calls still waiting for the store are cancelled.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	bound := satAdd(cfg.WarmupTime, cfg.MaxTime)
+	if hardAt := satAdd(bound, cfg.GraceTime); hardAt < NoTimeLimit {
+		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
+		defer hard.Stop()
+	}
+
 	base := time.Now()
 	wall := base
 	if cfg.Now != nil {
@@ -143,25 +178,27 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	benchStart := wall.Add(cfg.WarmupTime)
 	prog.start = base.Add(cfg.WarmupTime)
 	clk := phaseClock{base: base, wallNs: wall.UnixNano(), mono: cfg.monotonic}
+	mon := startMonitor(&cfg, stats.PhaseRequest, col, elog, base, nil)
 	var wg sync.WaitGroup
 	for _, r := range reqs {
 		r.clk = clk
-		wg.Go(func() { r.run(withWorker(ctx, stats.PhaseRequest, r.id), prog) })
+		wg.Go(func() { r.run(withWorker(runCtx, stats.PhaseRequest, r.id), prog) })
 	}
 	wg.Wait() // requesters report through their own fields
 	finish := time.Now()
+	mon.stop()
 
-	rep, err := stats.Merge(stats.PhaseRequest, recs)
-	if err != nil {
-		return nil, err
-	}
+	rep := col.Report(stats.PhaseRequest)
 	rep.Start = benchStart
 	rep.Elapsed = max(finish.Sub(base)-cfg.WarmupTime, 0)
-	tot := &stats.RequestTotals{Requesters: cfg.Requesters}
+	tot := &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(finish.Sub(base)-bound, 0)}
 	var firstErr error
+	var cutAtEnd int64
 	for _, r := range reqs {
 		tot.Requests += r.requestsDone
 		tot.Errors += r.errors
+		tot.Abandoned += r.abandoned
+		cutAtEnd += r.abandonedAtEnd
 		if r.aborted {
 			tot.Aborted++
 			if firstErr == nil {
@@ -171,6 +208,22 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	}
 	rep.Request = tot
 	rep.Header = w.header(seed, "request_random_seed")
+	switch {
+	case ctx.Err() != nil:
+		rep.Status = "INTERRUPTED"
+		if tot.Abandoned > 0 {
+			rep.Detail = fmt.Sprintf("%d operations abandoned", tot.Abandoned)
+		}
+	case cutAtEnd > 0 || tot.Overrun > overrunTolerance:
+		rep.Status = "OVERRAN"
+		rep.Detail = fmt.Sprintf("overran by %.1f s, %d operations abandoned", tot.Overrun.Seconds(), tot.Abandoned)
+	case tot.Abandoned > 0:
+		rep.Status = "ABANDONED"
+		rep.Detail = fmt.Sprintf("%d operations abandoned at their request_timeout", tot.Abandoned)
+	}
+	if rep.Status != "" {
+		log.Warn("request phase did not complete", "status", rep.Status, "detail", rep.Detail)
+	}
 	if tot.Aborted > 0 {
 		log.Error(fmt.Sprintf("Benchmark did not complete cleanly: %d/%d request threads aborted.",
 			tot.Aborted, cfg.Requesters))
@@ -178,11 +231,28 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 			tot.Aborted, cfg.Requesters, firstErr)
 	}
 	if err := ctx.Err(); err != nil {
-		rep.Status = "INTERRUPTED"
 		return rep, err
 	}
 	return rep, nil
 }
+
+// satAdd returns a + b for non-negative durations, NoTimeLimit when the
+// sum would overflow (MaxTime = NoTimeLimit with a warm-up or grace_time).
+func satAdd(a, b time.Duration) time.Duration {
+	if a > NoTimeLimit-b {
+		return NoTimeLimit
+	}
+	return a + b
+}
+
+// overrunTolerance is how long after its time bound a request phase may end
+// and still count as on time: the last calls in flight when maxtime passes
+// end a little later.
+const overrunTolerance = time.Second
+
+// errTimeBound is the cause of the cancellation of the calls still
+// waiting for the store at the request phase's hard time bound.
+var errTimeBound = errors.New("the request phase's time is over (maxtime + grace_time)")
 
 // requestProgress is LinkBench's global request progress (reference §6.11).
 type requestProgress struct {
@@ -242,13 +312,14 @@ type requester struct {
 	sendNs     int64 // the current request's start, ns since clk.base
 	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
-	// seen marks the operations recorded at least once (their first value
-	// creates their histograms).
-	seen [stats.NumOps]bool
 
-	requestsDone, errors int64
-	aborted              bool
-	lastErr              error
+	requestsDone, errors, abandoned int64
+	abandonedAtEnd                  int64 // of abandoned: cut by the phase's end, not a request_timeout
+	aborted                         bool
+	lastErr                         error
+	failures                        *failureLog
+	// For the end line (reference §6.3): outcomes and history queries.
+	found, notFound, historyQueries, listQueries int64
 }
 
 // float64 is the source's Float64 (Java nextDouble).
@@ -267,15 +338,11 @@ func (r *requester) int31n(n int32) int32 {
 	return r.rng.Int31n(n)
 }
 
-// newRequester builds requester i. seed is request_random_seed in fast
-// mode, and the seed of the requester's java.util.Random in Java mode.
-func newRequester(w *workload, i int, seed int64, stores []store.Store) (*requester, error) {
+// newRequester builds requester i, recording into rec. seed is
+// request_random_seed in fast mode, and the seed of the requester's
+// java.util.Random in Java mode.
+func newRequester(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*requester, error) {
 	cfg := &w.cfg
-	rec, err := stats.NewRecorder(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy,
-		Interval: cfg.Stream != nil})
-	if err != nil {
-		return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
-	}
 	ch, err := w.id2Chooser(cfg.Requesters, i)
 	if err != nil {
 		return nil, err
@@ -336,21 +403,25 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store) (*reques
 // the store call returns. That reading is both the end of this request and
 // the start of the next one; in open loop (requestrate > 0) a request that
 // has to wait for its send time starts when the wait ends, which is read
-// once more, and a request that follows slower bookkeeping (the first
-// value of an operation, which creates its histograms, a failure or
-// progress line logged, a -csvstream interval written) reads its start
-// too. A request's latency is therefore the whole request: its client-side
-// work (the recording of the previous request, then the database,
-// operation, id and payload draws, a few hundred nanoseconds at most) and
-// its store call. LinkBench times the store call alone except
-// for GET_NODE, whose interval includes the id choice (quirk §11.2-17);
-// here every operation's interval includes its own generation (a fraction
-// of a microsecond against the tens of microseconds of a database call),
-// which saves a clock read per request. Link and node times are the
-// request's start (sendNs), as LinkBench's are the wall clock when the
-// request is built.
+// once more, and a request that follows slower bookkeeping (a failure or
+// progress line logged, a -csvstream interval written, the recorder moving
+// its values into the phase's histograms) reads its start too. A request's
+// latency is therefore the whole request: its client-side work (the
+// recording of the previous request, then the database, operation, id and
+// payload draws, a few hundred nanoseconds at most) and its store call.
+// LinkBench times the store call alone except for GET_NODE, whose interval
+// includes the id choice (quirk §11.2-17); here every operation's interval
+// includes its own generation (a fraction of a microsecond against the
+// tens of microseconds of a database call), which saves a clock read per
+// request. Link and node times are the request's start (sendNs), as
+// LinkBench's are the wall clock when the request is built.
+//
+// ctx is done at the phase's hard time bound, or when the caller cancels:
+// a call then in flight is abandoned (see Request), and so is a call that
+// reaches its request_timeout, which the requester survives.
 func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	cfg := &r.w.cfg
+	log := cfg.logger()
 	warmup := int64(cfg.WarmupTime)
 	warmupDone := warmup <= 0
 	benchStart := int64(0)
@@ -359,18 +430,21 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	}
 	endTime := cfg.timeLimitEnd(benchStart)
 	displayNs := int64(cfg.DisplayFreq)
+	progressNs := int64(cfg.ProgressFreq)
 	lastDisplay := benchStart
-	var sinceUpdate int64
+	var sinceUpdate, warmupRequests int64
 	rateNs := cfg.RequestRate / 1e9 // requests per ns
 	var timer *time.Timer
 	// now is the latest clock reading (ns since base): the end of the
 	// previous request, hence the start of the next. stale says that
-	// bookkeeping slower than a request's generation (creating an
-	// operation's histograms, logging a failure or a progress line, writing
-	// -csvstream) followed that reading: the next request then reads the
-	// clock at its start, so that its latency does not include that work.
+	// bookkeeping slower than a request's generation followed that reading:
+	// the next request then reads the clock at its start, so that its
+	// latency does not include that work.
+	log.Info(fmt.Sprintf("Requester thread #%d started: will do %d ops after %d second warmup",
+		r.id, cfg.Requests, int64(cfg.WarmupTime/time.Second)))
 	now := r.clk.now()
 	stale := false
+	lastUpdate := now
 	next := now // scheduled send time (open loop), ns since base
 	java := cfg.RNG.Java()
 	if java {
@@ -378,6 +452,12 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 		// at start): kept in Java mode.
 		r.jr.Uint64()
 	}
+	// With request_timeout, each call gets a context of its own, derived
+	// from the requester's (one per requester, so that the calls' timers
+	// do not share the phase context's lock).
+	reqCtx, cancelReq := context.WithCancel(ctx)
+	defer cancelReq()
+	timeout := cfg.RequestTimeout
 
 	for r.requestsDone < cfg.Requests {
 		if ctx.Err() != nil {
@@ -446,36 +526,70 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 		} else {
 			op = r.pickOp()
 		}
+		callCtx := reqCtx
 		if noOp {
 			// LinkBench's "No-op in requester: last probability < 1.0": a
 			// failed request without a store call (Java mode only), and
 			// without a clock read: it ends when it starts.
 			err = errNoOp
 		} else {
-			outcome, err = r.do(ctx, op, db)
+			var cancelCall context.CancelFunc
+			if timeout > 0 {
+				callCtx, cancelCall = context.WithTimeout(reqCtx, timeout)
+			}
+			outcome, err = r.do(callCtx, op, db)
 			now = r.clk.now() // the one clock read of the request
+			if cancelCall != nil {
+				cancelCall()
+			}
 		}
 		end := now
-		if err != nil && ctx.Err() != nil {
-			break // cancelled: the interrupted request is neither done nor failed
+		measured := end - start // latency: from the start, or the scheduled send (open loop)
+		if rateNs > 0 {
+			measured = end - scheduled
+		}
+		if err != nil && callCtx.Err() != nil {
+			// Abandoned: the call's context was done while it waited for
+			// the store (the phase's hard bound, the caller, its timeout).
+			if warmupDone {
+				if r.rec.RecordAbandoned(op, time.Duration(measured)) {
+					stale = true
+				}
+				r.abandoned++
+				if ctx.Err() != nil {
+					r.abandonedAtEnd++
+				}
+				r.requestsDone++
+				sinceUpdate++
+			}
+			if ctx.Err() != nil {
+				break // the phase is over
+			}
+			stale = true
+			if end > endTime {
+				break
+			}
+			continue
 		}
 		if warmupDone && !noOp {
-			us := (end - start) / 1000
 			if rateNs > 0 {
 				// Quirk §11.2-3 (coordinated omission): fixed in both modes,
 				// latency from the scheduled send, service time kept apart.
-				r.rec.RecordService(op, us)
-				us = (end - scheduled) / 1000
+				if r.rec.RecordService(op, time.Duration(end-start)) {
+					stale = true
+				}
 			}
-			r.rec.Record(op, outcome, us)
+			var flushed bool
+			if err != nil {
+				flushed = r.rec.RecordError(op, errorClass(err), time.Duration(measured))
+			} else {
+				flushed = r.rec.Record(op, outcome, time.Duration(measured))
+			}
 			if op == stats.GetLinksList && err == nil {
-				r.rec.RecordSize(stats.RangeSize, r.rangeRows)
+				flushed = r.rec.RecordSize(stats.RangeSize, r.rangeRows) || flushed
 			}
-			if !r.seen[op] {
-				// The first values of an operation created its histograms
-				// (hundreds of KB each): not a cost of the next request.
-				r.seen[op] = true
-				stale = true
+			if flushed {
+				stale = true // the recorder moved its values into the phase's histograms
 			}
 		}
 		if err != nil {
@@ -488,10 +602,11 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 				opName = "no-op"
 			}
 			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, opName, err)
-			r.w.cfg.logger().Warn("request failed", "requester", r.id, "op", opName, "err", err)
-			stale = true
+			if r.failures.failed(r.id, opName, errorClass(err), err) {
+				stale = true
+			}
 			if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
-				r.w.cfg.logger().Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
+				log.Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
 					r.id, r.errors, r.requestsDone))
 				r.aborted = true
 				break
@@ -513,18 +628,41 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 				lastDisplay = end
 				stale = true
 			}
-		} else if end >= benchStart {
+		} else {
+			warmupRequests++
+		}
+		if progressNs > 0 && end-lastUpdate > progressNs {
+			// LinkBench's per-requester progress line (reference §6.3).
+			if warmupDone {
+				log.Info(fmt.Sprintf("Requester #%d %d/%d requests done", r.id, r.requestsDone, cfg.Requests))
+			} else {
+				log.Info(fmt.Sprintf("Requester #%d warming up.  %d warmup requests done. %d/%d seconds of warmup done",
+					r.id, warmupRequests, end/int64(time.Second), warmup/int64(time.Second)))
+			}
+			lastUpdate = end
+			stale = true
+		}
+		if !warmupDone && end >= benchStart {
 			warmupDone = true
-			lastDisplay = end
+			lastDisplay, lastUpdate = end, end
+			log.Info(fmt.Sprintf("Requester #%d warmup finished  after %d warmup requests.  0/%d requests done",
+				r.id, warmupRequests, cfg.Requests))
+			stale = true
 		}
 		if end > endTime {
+			log.Info(fmt.Sprintf("Requester #%d: time limit of %ds elapsed, shutting down.", r.id, int64(cfg.MaxTime/time.Second)))
 			break
 		}
 	}
 	prog.add(sinceUpdate)
+	end := now // the last reading: the end of the last request
 	if cfg.Stream != nil {
-		r.writeInterval(lastDisplay, r.clk.now())
+		end = r.clk.now()
+		r.writeInterval(lastDisplay, end)
 	}
+	secs := max(end-benchStart, int64(time.Millisecond)) / int64(time.Millisecond)
+	log.Info(fmt.Sprintf("ThreadID = %d total requests = %d requests/second = %d found = %d not found = %d history queries = %d/%d",
+		r.id, r.requestsDone, 1000*r.requestsDone/secs, r.found, r.notFound, r.historyQueries, r.listQueries))
 }
 
 func (r *requester) writeInterval(from, to int64) {
@@ -562,12 +700,13 @@ func (r *requester) wallMs() int64 {
 
 // pickOp draws the operation: the first whose cumulative share exceeds
 // U*100 (strictly, so that an operation with share 0 is never chosen; the
-// last threshold is 100 whatever rounding did to the sum). LinkBench's
+// last operation with a share takes every draw above the shares before it,
+// whatever rounding did to the sum). LinkBench's
 // inclusive comparison and no-op failure are kept in Java mode only
 // (pickOpJava). The search starts at the first threshold that can exceed
 // U*100 for U's bucket (opStarts), so it usually makes one comparison.
 func (r *requester) pickOp() stats.Op {
-	return opFor(r.float64(), &r.w.thresholds, &r.w.opStart)
+	return opFor(r.float64(), &r.w.pick, &r.w.opStart)
 }
 
 // opFor is pickOp's operation for the draw u in [0, 1), given the
@@ -720,6 +859,10 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int) (o stats.Outcom
 			rg = store.FullRange(id1, r.linkType())
 		}
 		r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
+		r.listQueries++
+		if history {
+			r.historyQueries++
+		}
 		if err == nil {
 			n := len(r.links)
 			r.rangeRows = int64(n) // recorded by run, after the request's end
@@ -778,8 +921,13 @@ func (r *requester) do(ctx context.Context, op stats.Op, db int) (o stats.Outcom
 		}
 		r.lastNodeID = id
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		o = stats.Error
+	case o == stats.Success:
+		r.found++
+	default:
+		r.notFound++
 	}
 	return o, err
 }

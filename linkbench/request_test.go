@@ -375,15 +375,18 @@ func (c *fakeClock) read() time.Duration { return time.Duration(c.reads.Add(1)-1
 // last returns the latest reading, in ms.
 func (c *fakeClock) last() int64 { return c.reads.Load() - 1 }
 
-// opKinds returns the number of request operations rep recorded.
-func opKinds(rep *stats.Report) int64 {
-	var k int64
+// flushes is the number of times a single requester's recorder moved its
+// values into the phase's histograms: once per stats.RecorderBatch values
+// (every call, RANGE_SIZE and service time recorded).
+func flushes(rep *stats.Report) int64 {
+	var n int64
 	for _, o := range rep.Ops {
-		if o.Op.IsRequest() && o.Count() > 0 {
-			k++
+		n += o.Count()
+		if o.Service != nil {
+			n += o.Service.Count
 		}
 	}
-	return k
+	return n / stats.RecorderBatch
 }
 
 func (s *timeStore) AddLink(ctx context.Context, l store.Link, ni bool) (store.WriteResult, error) {
@@ -433,7 +436,7 @@ func isNodeTime(v int64) bool { return v >= 0 && v < 1<<40 }
 
 // TestRequestOneClockRead: a requester reads the monotonic clock once per
 // request (the end of a request is the start of the next), plus once after
-// the first request of each operation (which creates its histograms); each
+// each time its recorder moved its values into the phase's histograms; each
 // request's latency is the interval between two readings; link and node
 // times are the wall clock (Config.Now at the start of the phase) plus the
 // monotonic time of the request's start, the latest reading. The fake
@@ -449,9 +452,9 @@ func TestRequestOneClockRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got != want {
-		t.Errorf("%d clock readings for %d requests of %d operations, want %d (one before the first, "+
-			"one per request, one after the first of each operation)", got, cfg.Requests, opKinds(rep), want)
+	if got, want := clk.reads.Load(), cfg.Requests+1+flushes(rep); got != want {
+		t.Errorf("%d clock readings for %d requests, want %d (one before the first, one per request, "+
+			"one after each of the recorder's %d moves of its values)", got, cfg.Requests, want, flushes(rep))
 	}
 	if int64(len(ts.times)) != cfg.Requests {
 		t.Fatalf("%d store calls for %d requests", len(ts.times), cfg.Requests)
@@ -481,8 +484,8 @@ func TestRequestOneClockRead(t *testing.T) {
 		if !o.Op.IsRequest() || o.Count() == 0 {
 			continue
 		}
-		if o.Latency.Min != 1000 || o.Latency.Max != 1000 {
-			t.Errorf("%s: latency %d..%d us, want 1000 (one clock reading to the next)", o.Op, o.Latency.Min, o.Latency.Max)
+		if !near(o.Latency.Min, 1000) || !near(o.Latency.Max, 1000) {
+			t.Errorf("%s: latency %v..%v us, want 1000 (one clock reading to the next)", o.Op, o.Latency.Min, o.Latency.Max)
 		}
 	}
 }
@@ -506,22 +509,23 @@ func TestRequestOpenLoopClock(t *testing.T) {
 	}
 	// The first request may find its send time still ahead of the first
 	// reading and read the clock once more.
-	if got, want := clk.reads.Load(), cfg.Requests+1+opKinds(rep); got < want || got > want+1 {
+	if got, want := clk.reads.Load(), cfg.Requests+1+flushes(rep); got < want || got > want+1 {
 		t.Errorf("%d clock readings for %d requests, want %d or %d", got, cfg.Requests, want, want+1)
 	}
-	var maxLat int64
+	var maxLat float64
 	for _, o := range rep.Ops {
 		if !o.Op.IsRequest() || o.Count() == 0 {
 			continue
 		}
-		if o.Service == nil || o.Service.Min != 1000 || o.Service.Max != 1000 {
+		// 1000 us each, at the histograms' precision (3 digits).
+		if o.Service == nil || !near(o.Service.Min, 1000) || !near(o.Service.Max, 1000) {
 			t.Errorf("%s: service time %+v, want 1000 us each", o.Op, o.Service)
 		}
 		maxLat = max(maxLat, o.Latency.Max)
 	}
 	// The schedule is ~2 us long; the last request ends ~2000 ms in.
-	if lo := cfg.Requests * 990; maxLat < lo {
-		t.Errorf("largest latency %d us, want >= %d (measured from the scheduled send)", maxLat, lo)
+	if lo := float64(cfg.Requests * 990); maxLat < lo {
+		t.Errorf("largest latency %v us, want >= %v (measured from the scheduled send)", maxLat, lo)
 	}
 }
 
@@ -684,11 +688,11 @@ func TestRequestBookkeepingNotTimed(t *testing.T) {
 		if !o.Op.IsRequest() || o.Count() == 0 {
 			continue
 		}
-		if o.Latency.Count > 0 && (o.Latency.Min != 1000 || o.Latency.Max != 1000) {
-			t.Errorf("%s: latency %d..%d us, want 1000 (bookkeeping excluded)", o.Op, o.Latency.Min, o.Latency.Max)
+		if o.Latency.Count > 0 && (!near(o.Latency.Min, 1000) || !near(o.Latency.Max, 1000)) {
+			t.Errorf("%s: latency %v..%v us, want 1000 (bookkeeping excluded)", o.Op, o.Latency.Min, o.Latency.Max)
 		}
-		if o.ErrorLatency.Count > 0 && (o.ErrorLatency.Min != 1000 || o.ErrorLatency.Max != 1000) {
-			t.Errorf("%s: error latency %d..%d us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
+		if o.ErrorLatency.Count > 0 && (!near(o.ErrorLatency.Min, 1000) || !near(o.ErrorLatency.Max, 1000)) {
+			t.Errorf("%s: error latency %v..%v us, want 1000", o.Op, o.ErrorLatency.Min, o.ErrorLatency.Max)
 		}
 	}
 	// RANGE_SIZE: one size per GET_LINKS_LIST that did not fail.
@@ -699,7 +703,11 @@ func TestRequestBookkeepingNotTimed(t *testing.T) {
 	}
 	// One reading per request, plus one after each logged failure, each
 	// progress line and the first request of each operation.
-	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval+opKinds(rep); got > max {
+	if got, max := reads.Load(), cfg.Requests+1+rep.Request.Errors+cfg.Requests/cfg.ReqProgressInterval+flushes(rep); got > max {
 		t.Errorf("%d clock readings, want at most %d", got, max)
 	}
 }
+
+// near reports whether a histogram's value v is want at its precision (3
+// significant digits: within 0.1 %).
+func near(v, want float64) bool { return math.Abs(v-want) <= want/1000 }

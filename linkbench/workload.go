@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
 )
 
@@ -49,11 +51,13 @@ type workload struct {
 	nodeRead           *distributions.Access
 	nodeUpdate         *distributions.Access
 	nodeDelete         *distributions.Access
-	cursors            *distributions.RealCursors // Java mode: the REAL access cursors of the run
-	multiget           distributions.Distribution // nil: one id2 per multiget
-	thresholds         [10]float64                // cumulative mix, LinkBench order
-	opStart            [opBuckets]uint8           // pickOp's first candidate threshold per bucket of U
-	pHistory           float64                    // getlinklist_history / 100
+	cursors            *distributions.RealCursors        // Java mode: the REAL access cursors of the run
+	multiget           distributions.Distribution        // nil: one id2 per multiget
+	thresholds         [10]float64                       // cumulative mix, LinkBench order
+	pick               [10]float64                       // thresholds of the default mode's pickOp (see prepare)
+	shuffler           *distributions.InvertibleShuffler // the out-degree shuffler all the workers' choosers share (nil: each builds its own)
+	opStart            [opBuckets]uint8                  // pickOp's first candidate threshold per bucket of U
+	pHistory           float64                           // getlinklist_history / 100
 }
 
 // keyError wraps a distributions.ParamError (or any error) as a
@@ -225,11 +229,29 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 		w.multiget = d
 	}
 	sum := 0.0
+	last := 0 // the last operation with a share
 	for i, p := range cfg.Mix.shares() {
 		sum += *p
 		w.thresholds[i] = sum
+		if *p > 0 {
+			last = i
+		}
 	}
-	w.opStart = opStarts(&w.thresholds)
+	// The default mode picks only operations with a share: a draw above a
+	// sum that rounding left below 100 goes to the last of them (Java mode
+	// keeps LinkBench's thresholds and its failed no-op, pickOpJava).
+	w.pick = w.thresholds
+	for i := last; i < len(w.pick); i++ {
+		w.pick[i] = math.Inf(1)
+	}
+	w.opStart = opStarts(&w.pick)
+	if w.outDegree != nil && w.outDegree.Shuffled() {
+		// One out-degree shuffler (immutable) for every worker's chooser.
+		if c, err := distributions.NewID2Chooser(distributions.ID2Config{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1,
+			LinkTypeCount: 1, Java: cfg.RNG.Java()}, w.outDegree); err == nil {
+			w.shuffler = c.Shuffler()
+		}
+	}
 	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
 	return w, nil
 }
@@ -368,7 +390,7 @@ func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, err
 	c, err := distributions.NewID2Chooser(distributions.ID2Config{
 		StartID1: w.cfg.StartID1, MaxID1: w.cfg.MaxID1, LinkTypeCount: w.cfg.LinkTypeCount,
 		RandomID2Max: w.cfg.RandomID2Max, ID2GenConfig: w.cfg.ID2GenConfig, NeverChange: w.cfg.NeverChange,
-		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(),
+		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(), Shuffler: w.shuffler,
 	}, od)
 	if err != nil {
 		return nil, keyError("", "", err)
@@ -425,6 +447,41 @@ func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, 
 		stores[i] = s
 	}
 	return stores, names, nil
+}
+
+// newCollector returns the statistics collector of a phase: histograms of
+// hdr_histogram_accuracy digits up to hdr_histogram_max_latency, at
+// nanosecond resolution, with per-requester interval statistics when
+// -csvstream is written.
+func newCollector(cfg *Config) (*stats.Collector, error) {
+	c, err := stats.NewCollector(stats.Options{HighestUs: cfg.HDRMaxLatency, SigFigs: cfg.HDRAccuracy,
+		Interval: cfg.Stream != nil})
+	if err != nil {
+		return nil, &ConfigError{Key: "hdr_histogram_accuracy", Reason: err.Error()}
+	}
+	return c, nil
+}
+
+// errorClass names the class of a failed call's error, for the report's
+// errors by class and the failure log: "no-op" (Java mode's failed op
+// choice), "transient" (store.IsTransient: a fault that may pass, such as
+// a deadlock that outlived the store's retries or a lost connection), the
+// class an error in the chain names with an ErrorClass() string method,
+// else "error".
+func errorClass(err error) string {
+	if errors.Is(err, errNoOp) {
+		return "no-op"
+	}
+	var c interface{ ErrorClass() string }
+	if errors.As(err, &c) {
+		if name := c.ErrorClass(); name != "" {
+			return name
+		}
+	}
+	if store.IsTransient(err) {
+		return "transient"
+	}
+	return "error"
 }
 
 // workerSessions opens, for each of n workers, a session of every

@@ -73,14 +73,17 @@ type reportJSON struct {
 	Threads        int              `json:"threads"`
 	HighestUs      int64            `json:"highest_us"`
 	SigFigs        int              `json:"sig_figs"`
+	UnitNs         int64            `json:"unit_ns"`
 	Start          time.Time        `json:"start"`
 	ElapsedNs      int64            `json:"elapsed_ns"`
 	ElapsedSeconds float64          `json:"elapsed_seconds"`
 	Ops            []OpReport       `json:"ops"`
 	Load           *LoadTotals      `json:"load,omitempty"`
 	Request        *RequestTotals   `json:"request,omitempty"`
+	ErrorClasses   []Counter        `json:"error_classes"`
 	Counters       []Counter        `json:"counters"`
 	Status         string           `json:"status,omitempty"`
+	Detail         string           `json:"detail,omitempty"`
 	Rates          map[string]int64 `json:"rates,omitempty"`
 	Summary        string           `json:"summary,omitempty"`
 }
@@ -89,10 +92,13 @@ type reportJSON struct {
 func (r Report) MarshalJSON() ([]byte, error) {
 	j := reportJSON{
 		Phase: r.Phase, Header: header(r.Header), Threads: r.Threads,
-		HighestUs: r.HighestUs, SigFigs: r.SigFigs,
+		HighestUs: r.HighestUs, SigFigs: r.SigFigs, UnitNs: int64(r.Unit),
 		Start: r.Start, ElapsedNs: int64(r.Elapsed), ElapsedSeconds: r.seconds(),
-		Ops: r.Ops, Load: r.Load, Request: r.Request, Counters: r.Counters, Status: r.Status,
-		Summary: r.SummaryLine(),
+		Ops: r.Ops, ErrorClasses: r.ErrorClasses, Load: r.Load, Request: r.Request, Counters: r.Counters,
+		Status: r.Status, Detail: r.Detail, Summary: r.SummaryLine(),
+	}
+	if j.ErrorClasses == nil {
+		j.ErrorClasses = []Counter{}
 	}
 	if j.Header == nil {
 		j.Header = header{}
@@ -133,12 +139,19 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 	}
 	*r = Report{
 		Phase: j.Phase, Header: []KV(j.Header), Threads: j.Threads,
-		HighestUs: j.HighestUs, SigFigs: j.SigFigs,
+		HighestUs: j.HighestUs, SigFigs: j.SigFigs, Unit: time.Duration(j.UnitNs),
 		Start: j.Start, Elapsed: time.Duration(j.ElapsedNs),
-		Ops: j.Ops, Load: j.Load, Request: j.Request, Counters: j.Counters, Status: j.Status,
+		Ops: j.Ops, ErrorClasses: j.ErrorClasses, Load: j.Load, Request: j.Request, Counters: j.Counters,
+		Status: j.Status, Detail: j.Detail,
 	}
 	if len(r.Counters) == 0 {
 		r.Counters = nil
+	}
+	if len(r.ErrorClasses) == 0 {
+		r.ErrorClasses = nil
+	}
+	for i := range r.Ops {
+		r.Ops[i].unit = r.Unit
 	}
 	return nil
 }
@@ -147,14 +160,17 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 // scripts:
 //
 //	phase ("LOAD"/"REQUEST"), header (object of the Header lines, in order),
-//	threads, highest_us, sig_figs, start (RFC 3339), elapsed_ns,
-//	elapsed_seconds, ops (array of OpReport: op name, threads, active,
-//	successes, misses, errors, clamped, latency, error_latency and
-//	service {count, p25, p50, p75, p95, p99, p999, max, min, mean}), load
-//	{nodes, expected_nodes, links, counts} or request {requests, errors,
-//	requesters, aborted}, counters [{name, value}], rates (load: ips,
-//	nodes_per_s, links_per_s, counts_per_s; request: tps) and summary
-//	(SummaryLine).
+//	threads, highest_us, sig_figs, unit_ns (the histograms' resolution),
+//	start (RFC 3339), elapsed_ns, elapsed_seconds, ops (array of OpReport:
+//	op name, threads, active, successes, misses, errors, abandoned,
+//	clamped, latency, error_latency and service {count, p25, p50, p75,
+//	p95, p99, p999, p9999, max, min, mean}, in microseconds, or rows for
+//	the size ops), error_classes [{name, value}], load {nodes,
+//	expected_nodes, links, counts} or request {requests, errors,
+//	abandoned, requesters, aborted, overrun_ns}, counters [{name, value}],
+//	status and detail (when the phase did not complete), rates (load: ips,
+//	nodes_per_s, links_per_s, counts_per_s; request: tps, goodput) and
+//	summary (SummaryLine).
 //
 // ReadJSON (or json.Unmarshal into a Report) reads it back. It returns an
 // encoding or write error, wrapped.

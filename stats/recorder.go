@@ -3,6 +3,10 @@ package stats
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -32,31 +36,52 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
 
-// Default histogram settings (DESIGN.md "Stats"): 1 us .. 1 h, 3 significant
-// digits.
+// Default histogram settings (DESIGN.md "Stats"): up to 1 h, 3 significant
+// digits, nanosecond resolution.
 const (
 	DefaultHighestUs = 3_600_000_000 // 1 hour, in microseconds
 	DefaultSigFigs   = 3
+	// IntervalSigFigs is the precision of the interval histograms
+	// (Collector.Interval): two significant digits, about 1 %.
+	IntervalSigFigs = 2
+	// DefaultMaxStripes bounds the number of shards of a Collector's
+	// histograms, which is by default GOMAXPROCS (at most this many).
+	DefaultMaxStripes = 8
+	// RecorderBatch is how many values a Recorder keeps before it moves
+	// them into its Collector's histograms (a few microseconds of work,
+	// which Record reports).
+	RecorderBatch = 128
 )
 
-// Options configures a Recorder's histograms. The zero value gives the
-// defaults. Every histogram tracks values from 1 up to HighestUs with SigFigs
-// significant decimal digits (so values below 10^SigFigs, and 0, are exact);
-// one histogram takes about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes
-// where b is the number of power-of-two buckets needed to reach HighestUs:
-// 184 KiB with the defaults, 26 KiB with SigFigs = 2 (see HistogramBytes).
+// Options configures a Collector's histograms. The zero value gives the
+// defaults. Every histogram tracks values from 1 unit up to HighestUs
+// microseconds with SigFigs significant decimal digits; one histogram takes
+// about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes where b is the number
+// of power-of-two buckets needed to reach the highest value in units: 264
+// KiB with the defaults (HistogramBytes).
 type Options struct {
-	// HighestUs is the highest trackable value, in microseconds (or rows for
-	// the size ops); larger values are clamped to it and counted. 0 means
-	// DefaultHighestUs (1 hour); otherwise it must be >= 2. The lowest
-	// discernible value is always 1.
+	// HighestUs is the highest trackable latency, in microseconds (for the
+	// size ops, the highest row count is HighestUs·1000); larger values
+	// are clamped to it and counted. 0 means DefaultHighestUs (1 hour);
+	// otherwise it must be >= 2. The lowest discernible value is one Unit.
 	HighestUs int64
 	// SigFigs is the number of significant decimal digits kept, 1..5; 0
 	// means DefaultSigFigs (3).
 	SigFigs int
-	// Interval makes the Recorder also keep per-op interval histograms,
-	// emptied by WriteInterval (LinkBench's -csvstream, reference §9.4).
+	// Unit is the resolution of the latency histograms: time.Nanosecond
+	// (the default, 0), so that a sub-microsecond operation of an embedded
+	// store is measured, or time.Microsecond, LinkBench's, with which the
+	// reports of given microsecond values are Java LinkBench's digit for
+	// digit.
+	Unit time.Duration
+	// Interval makes each Recorder also keep its own per-op statistics of
+	// the current interval, for LinkBench's per-requester -csvstream rows
+	// (WriteInterval).
 	Interval bool
+	// Stripes is the number of shards of the Collector's histograms
+	// (default: GOMAXPROCS, at most DefaultMaxStripes); Recorders are
+	// spread over them, so that workers seldom wait for one another.
+	Stripes int
 }
 
 // normalize applies the defaults and checks the ranges.
@@ -67,188 +92,433 @@ func (o Options) normalize() (Options, error) {
 	if o.SigFigs == 0 {
 		o.SigFigs = DefaultSigFigs
 	}
-	if o.HighestUs < 2 {
-		return o, fmt.Errorf("stats: Options.HighestUs = %d, want >= 2 (or 0 for the default)", o.HighestUs)
+	if o.Unit == 0 {
+		o.Unit = time.Nanosecond
 	}
-	if o.SigFigs < 1 || o.SigFigs > 5 {
+	if o.Stripes == 0 {
+		o.Stripes = min(max(runtime.GOMAXPROCS(0), 1), DefaultMaxStripes)
+	}
+	switch {
+	case o.HighestUs < 2:
+		return o, fmt.Errorf("stats: Options.HighestUs = %d, want >= 2 (or 0 for the default)", o.HighestUs)
+	case o.SigFigs < 1 || o.SigFigs > 5:
 		return o, fmt.Errorf("stats: Options.SigFigs = %d, want 1..5 (or 0 for the default)", o.SigFigs)
+	case o.Unit != time.Nanosecond && o.Unit != time.Microsecond:
+		return o, fmt.Errorf("stats: Options.Unit = %v, want time.Nanosecond or time.Microsecond", o.Unit)
+	case o.Stripes < 1 || o.Stripes > 256:
+		return o, fmt.Errorf("stats: Options.Stripes = %d, want 1..256 (or 0 for the default)", o.Stripes)
+	case o.HighestUs > (1<<62)/1000:
+		return o, fmt.Errorf("stats: Options.HighestUs = %d, want <= %d", o.HighestUs, int64(1<<62)/1000)
 	}
 	return o, nil
 }
 
+// highest returns the highest trackable value in histogram units.
+func (o Options) highest() int64 { return o.HighestUs * int64(time.Microsecond/o.Unit) }
+
 // HistogramBytes returns the memory, in bytes, of one histogram with these
-// options (after defaults; 0 when the options are invalid). A Recorder holds
-// up to four per operation it records (latency, error latency, service time,
-// interval), each created on first use.
+// options (after defaults; 0 when the options are invalid). A Collector
+// holds up to five per operation and stripe (latency, error latency,
+// service time, and the interval's latency and errors), each created on
+// first use.
 func (o Options) HistogramBytes() int {
 	o, err := o.normalize()
 	if err != nil {
 		return 0
 	}
-	return hdr.New(1, o.HighestUs, o.SigFigs).ByteSize()
+	return hdr.New(1, o.highest(), o.SigFigs).ByteSize()
 }
 
-// opStats is one operation's series in one Recorder; each histogram is
-// created on its first value.
-type opStats struct {
-	lat     *hdr.Histogram // successes and misses (or sizes)
-	errLat  *hdr.Histogram // errors
-	svc     *hdr.Histogram // open-loop service time
-	ival    *hdr.Histogram // every value since the last WriteInterval (Options.Interval)
-	ivalSum int64          // sum of the values in ival, as recorded (after clamping)
+// opHists is one operation's histograms and counts in one stripe of a
+// Collector, each histogram created on its first value.
+type opHists struct {
+	lat    *hdr.Histogram // successes, misses and abandoned calls (or sizes)
+	errLat *hdr.Histogram // errors
+	svc    *hdr.Histogram // open-loop service time
+	ival   *hdr.Histogram // every outcome since the last Interval, at IntervalSigFigs
 
-	successes, misses, errors, clamped int64
+	successes, misses, errors, abandoned, clamped int64
+	ivalErrors                                    int64
+	classes                                       map[uint16]int64 // errors by class id
 }
 
-// Recorder collects one worker's measurements: per operation, an HDR
-// histogram of success and miss latencies, one of error latencies, one of
-// open-loop service times and (Options.Interval) one interval histogram for
-// -csvstream, each created on its first value, so operations never recorded
-// cost nothing. After that, recording allocates nothing.
+// stripe is a shard of a Collector's histograms.
+type stripe struct {
+	mu  sync.Mutex
+	ops [NumOps]*opHists
+	_   [64]byte // keeps stripes' mutexes on different cache lines
+}
+
+// Collector gathers the measurements of one phase's workers: each worker
+// records through a Recorder of its own (NewRecorder), which keeps a few
+// values and moves them into the Collector's shared histograms (one mutex
+// per stripe, taken once per batch of values), so that memory does not grow
+// with the number of workers and no lock is taken per operation. Per
+// operation there are HDR histograms (github.com/HdrHistogram/hdrhistogram-go)
+// of success, miss and abandoned-call latencies, of error latencies, of
+// open-loop service times, and of the current interval (Interval).
 //
-// A Recorder is not safe for concurrent use: give each worker goroutine its
-// own, and Merge them after the workers stop.
-type Recorder struct {
-	opts Options
-	ops  [NumOps]*opStats
-	buf  []byte // WriteInterval's scratch
+// Interval and Report may be called while workers record; Report's figures
+// are complete once every worker has stopped.
+type Collector struct {
+	opts    Options
+	highest int64
+	stripes []stripe
+	next    atomic.Uint32
+	epoch   atomic.Uint64 // moved by Interval: Recorders flush when they see it move
+
+	mu        sync.Mutex
+	recs      []*Recorder
+	lastIval  time.Time
+	classIDs  map[string]uint16
+	className []string
 }
 
-// NewRecorder returns an empty Recorder. It fails when opts is out of range
-// (see Options).
-func NewRecorder(opts Options) (*Recorder, error) {
+// NewCollector returns an empty Collector. It fails when opts is out of
+// range (see Options).
+func NewCollector(opts Options) (*Collector, error) {
 	o, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	return &Recorder{opts: o}, nil
+	return &Collector{opts: o, highest: o.highest(), stripes: make([]stripe, o.Stripes),
+		lastIval: time.Now(), classIDs: map[string]uint16{}}, nil
 }
+
+// Options returns the collector's options, defaults applied.
+func (c *Collector) Options() Options { return c.opts }
+
+// NewRecorder returns a Recorder of the collector for one worker.
+func (c *Collector) NewRecorder() *Recorder {
+	r := &Recorder{c: c, st: &c.stripes[int(c.next.Add(1)-1)%len(c.stripes)],
+		buf: make([]sample, 0, RecorderBatch), epoch: c.epoch.Load()}
+	if c.opts.Interval {
+		r.stream = new([NumOps]streamOp)
+	}
+	c.mu.Lock()
+	c.recs = append(c.recs, r)
+	c.mu.Unlock()
+	return r
+}
+
+// classID returns the id of the error class name, assigning one on first
+// use.
+func (c *Collector) classID(name string) uint16 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id, ok := c.classIDs[name]; ok {
+		return id
+	}
+	id := uint16(len(c.className))
+	if int(id) == 1<<16-1 {
+		return id - 1 // beyond 65534 classes, the last one takes the rest
+	}
+	c.classIDs[name] = id
+	c.className = append(c.className, name)
+	return id
+}
+
+// sample kinds.
+const (
+	kindSuccess uint8 = iota
+	kindMiss
+	kindError
+	kindAbandoned
+	kindService
+)
+
+// sample is one value waiting in a Recorder.
+type sample struct {
+	v     int64
+	op    Op
+	kind  uint8
+	class uint16
+}
+
+// Recorder is one worker's side of a Collector: it counts the worker's own
+// calls, keeps the values it records in a small buffer, and moves them into
+// the Collector's histograms when the buffer is full or when the
+// Collector starts a new interval. A Recorder is not safe for concurrent
+// use: give each worker goroutine its own. Recording allocates nothing.
+type Recorder struct {
+	c     *Collector
+	st    *stripe
+	buf   []sample
+	epoch uint64
+
+	calls, errs [NumOps]int64 // this worker's calls and errors (for -csvstream's totals)
+	stream      *[NumOps]streamOp
+	classCache  map[string]uint16
+	scratch     []byte // WriteInterval's
+}
+
+// NewRecorder returns a Recorder of a Collector of its own: the form for one
+// worker, or for Merge of recorders made separately. It fails when opts is
+// out of range (see Options).
+func NewRecorder(opts Options) (*Recorder, error) {
+	c, err := NewCollector(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.NewRecorder(), nil
+}
+
+// Collector returns the Collector the Recorder records into.
+func (r *Recorder) Collector() *Collector { return r.c }
 
 // Options returns the recorder's options, defaults applied.
-func (r *Recorder) Options() Options { return r.opts }
+func (r *Recorder) Options() Options { return r.c.opts }
 
-// op returns op's series, creating them on first use.
-func (r *Recorder) op(op Op) *opStats {
-	s := r.ops[op]
-	if s == nil {
-		s = &opStats{}
-		if r.opts.Interval {
-			s.ival = r.newHist()
+// units converts a duration to histogram units (truncating).
+func (r *Recorder) units(d time.Duration) int64 { return int64(d / r.c.opts.Unit) }
+
+// add queues a value; it reports whether the Recorder moved its values into
+// the Collector (a few microseconds of work the caller may want to keep
+// out of its next measurement).
+func (r *Recorder) add(s sample) bool {
+	r.buf = append(r.buf, s)
+	if len(r.buf) == cap(r.buf) || r.c.epoch.Load() != r.epoch {
+		r.Flush()
+		return true
+	}
+	return false
+}
+
+// Flush moves the Recorder's queued values into the Collector's histograms.
+// Workers need not call it: the Recorder flushes as it goes, and
+// Collector.Report flushes every Recorder (once the workers have stopped).
+func (r *Recorder) Flush() {
+	r.epoch = r.c.epoch.Load()
+	if len(r.buf) == 0 {
+		return
+	}
+	c, st := r.c, r.st
+	st.mu.Lock()
+	for _, s := range r.buf {
+		h := st.ops[s.op]
+		if h == nil {
+			h = &opHists{}
+			st.ops[s.op] = h
 		}
-		r.ops[op] = s
-	}
-	return s
-}
-
-func (r *Recorder) newHist() *hdr.Histogram {
-	return hdr.New(1, r.opts.HighestUs, r.opts.SigFigs)
-}
-
-// clamp brings v into [0, HighestUs], counting a change in s.clamped.
-func (r *Recorder) clamp(s *opStats, v int64) int64 {
-	if uint64(v) > uint64(r.opts.HighestUs) { // negative values too
-		s.clamped++
-		if v < 0 {
-			return 0
+		v := s.v
+		if uint64(v) > uint64(c.highest) { // negative values too
+			h.clamped++
+			v = min(max(v, 0), c.highest)
 		}
-		return r.opts.HighestUs
+		var dst **hdr.Histogram
+		switch s.kind {
+		case kindSuccess:
+			h.successes++
+			dst = &h.lat
+		case kindMiss:
+			h.misses++
+			dst = &h.lat
+		case kindAbandoned:
+			h.abandoned++
+			dst = &h.lat
+		case kindError:
+			h.errors++
+			h.ivalErrors++
+			if h.classes == nil {
+				h.classes = map[uint16]int64{}
+			}
+			h.classes[s.class]++
+			dst = &h.errLat
+		case kindService:
+			dst = &h.svc
+		}
+		if *dst == nil {
+			*dst = c.newHist()
+		}
+		_ = (*dst).RecordValue(v) // cannot fail: v is in [0, highest]
+		if s.kind != kindService {
+			if h.ival == nil {
+				h.ival = hdr.New(1, c.highest, IntervalSigFigs)
+			}
+			_ = h.ival.RecordValue(v)
+		}
 	}
-	return v
+	st.mu.Unlock()
+	clear(r.buf)
+	r.buf = r.buf[:0]
 }
 
-// Record records one call of op that took us microseconds (LinkBench's
-// latency, reference §9.1; in open-loop mode measured from the call's
-// scheduled start, so that a stalled store is charged for the calls it
-// delayed: no coordinated omission, reference §11.2 item 3).
-//
-// Success and Miss latencies go to op's latency histogram and are counted
-// apart; Error latencies go to op's error histogram. With Options.Interval
-// every value also goes to op's interval histogram. Values above HighestUs
-// are recorded as HighestUs and negative values as 0, each counted in op's
-// Clamped counter; 0 itself is recorded exactly. An Outcome other than the
-// three defined counts as Error. op must be < NumOps (Record panics
-// otherwise, like an out-of-range index).
-func (r *Recorder) Record(op Op, o Outcome, us int64) {
-	s := r.ops[op]
-	if s == nil {
-		s = r.op(op)
-	}
-	us = r.clamp(s, us)
-	var h *hdr.Histogram
+func (c *Collector) newHist() *hdr.Histogram { return hdr.New(1, c.highest, c.opts.SigFigs) }
+
+// Record records one call of op that took d (LinkBench's latency,
+// reference §9.1; in open-loop mode measured from the call's scheduled
+// start, so that a stalled store is charged for the calls it delayed: no
+// coordinated omission, reference §11.2 item 3). Successes and misses are
+// counted apart and share the latency histogram; an Error (or any other
+// Outcome) goes to the error histogram, of class "error" (RecordError names
+// the class). Values above the highest trackable value are recorded as it
+// and negative ones as 0, each counted as clamped. op must be < NumOps
+// (Record panics otherwise, like an out-of-range index). It reports whether
+// the Recorder flushed its values into the Collector during the call.
+func (r *Recorder) Record(op Op, o Outcome, d time.Duration) (flushed bool) {
 	switch o {
 	case Success:
-		s.successes++
-		h = s.lat
+		return r.record(op, kindSuccess, 0, r.units(d))
 	case Miss:
-		s.misses++
-		h = s.lat
-	default:
-		s.errors++
-		if h = s.errLat; h == nil {
-			h = r.newHist()
-			s.errLat = h
+		return r.record(op, kindMiss, 0, r.units(d))
+	}
+	return r.RecordError(op, "error", d)
+}
+
+// RecordError records one failed call of op that took d, of the error
+// class class (a short name: "transient", "timeout", ...; Report counts
+// errors by class).
+func (r *Recorder) RecordError(op Op, class string, d time.Duration) (flushed bool) {
+	id, ok := r.classCache[class]
+	if !ok {
+		id = r.c.classID(class)
+		if r.classCache == nil {
+			r.classCache = map[string]uint16{}
 		}
+		r.classCache[class] = id
 	}
-	if h == nil {
-		h = r.newHist()
-		s.lat = h
-	}
-	// Cannot fail: us is in [0, HighestUs].
-	_ = h.RecordValue(us)
-	if s.ival != nil {
-		_ = s.ival.RecordValue(us)
-		s.ivalSum += us
-	}
+	r.errs[op]++
+	return r.recordKind(op, kindError, id, r.units(d))
+}
+
+// RecordAbandoned records a call of op abandoned after age (its context
+// was cancelled while it waited for the store, at the end of the run or
+// at its per-call timeout): it is counted as abandoned and its age goes to
+// the latency histogram, so that percentiles and the maximum show the
+// stall.
+func (r *Recorder) RecordAbandoned(op Op, age time.Duration) (flushed bool) {
+	return r.record(op, kindAbandoned, 0, r.units(age))
 }
 
 // RecordService records the service time of one open-loop call of op (from
-// the actual send to the end, in microseconds), beside the latency Record
-// measured from the scheduled start. Out-of-range values are clamped and
-// counted as in Record. It does not count a call (Count is unchanged) and
-// does not feed the interval histogram.
-func (r *Recorder) RecordService(op Op, us int64) {
-	s := r.ops[op]
-	if s == nil {
-		s = r.op(op)
-	}
-	us = r.clamp(s, us)
-	h := s.svc
-	if h == nil {
-		h = r.newHist()
-		s.svc = h
-	}
-	_ = h.RecordValue(us)
+// the actual send to the end), beside the latency Record measured from the
+// scheduled start. It does not count a call.
+func (r *Recorder) RecordService(op Op, d time.Duration) (flushed bool) {
+	return r.add(sample{v: r.units(d), op: op, kind: kindService})
 }
 
 // RecordSize records a count of rows for one of the size operations
 // (RangeSize: rows returned by a GetLinkList; LoadLinksBulkNLinks,
-// LoadCountsBulkNLinks: rows per bulk batch; reference §9.1). The value goes
-// to op's main histogram (reported as Latency, in rows) and counts as a
-// success; with Options.Interval it also goes to the interval histogram.
-// Out-of-range values are clamped and counted as in Record.
-func (r *Recorder) RecordSize(op Op, rows int64) {
-	r.Record(op, Success, rows)
+// LoadCountsBulkNLinks: rows per bulk batch; reference §9.1), reported in
+// rows, as a success.
+func (r *Recorder) RecordSize(op Op, rows int64) (flushed bool) {
+	return r.record(op, kindSuccess, 0, rows)
 }
 
-// Count returns the number of calls of op recorded so far (successes +
-// misses + errors; for a size op, the number of sizes recorded).
-func (r *Recorder) Count(op Op) int64 {
-	s := r.ops[op]
-	if s == nil {
+func (r *Recorder) record(op Op, kind uint8, class uint16, v int64) bool {
+	return r.recordKind(op, kind, class, v)
+}
+
+func (r *Recorder) recordKind(op Op, kind uint8, class uint16, v int64) bool {
+	r.calls[op]++
+	if r.stream != nil {
+		r.stream[op].add(min(max(v, 0), r.c.highest))
+	}
+	return r.add(sample{v: v, op: op, kind: kind, class: class})
+}
+
+// Count returns the number of calls of op this Recorder recorded
+// (successes, misses, errors and abandoned calls; for a size op, the
+// number of sizes).
+func (r *Recorder) Count(op Op) int64 { return r.calls[op] }
+
+// Errors returns the number of errors of op this Recorder recorded.
+func (r *Recorder) Errors(op Op) int64 { return r.errs[op] }
+
+// ErrNoInterval is returned (wrapped) by WriteInterval on a Recorder whose
+// Collector was built without Options.Interval.
+var ErrNoInterval = errors.New("stats: recorder has no interval statistics (Options.Interval is false)")
+
+// IntervalOp is one operation's figures over an interval (see
+// Collector.Interval).
+type IntervalOp struct {
+	Op     Op
+	Count  int64 // values recorded: successes, misses, errors and abandoned calls (sizes, for a size op)
+	Errors int64
+	// Hist holds the interval's values, in the collector's unit (rows for
+	// a size op), at IntervalSigFigs significant digits.
+	Hist *hdr.Histogram
+	unit time.Duration
+}
+
+// Quantile returns the value at quantile q (0..1) of the interval (Java
+// HdrHistogram's value at percentile 100·q); rows as a Duration of that
+// many nanoseconds for a size op.
+func (o IntervalOp) Quantile(q float64) time.Duration {
+	if o.Hist == nil || o.Hist.TotalCount() == 0 {
 		return 0
 	}
-	return s.successes + s.misses + s.errors
-}
-
-// Errors returns the number of errors of op recorded so far.
-func (r *Recorder) Errors(op Op) int64 {
-	s := r.ops[op]
-	if s == nil {
-		return 0
+	var v [1]int64
+	quantiles(o.Hist, []float64{100 * min(max(q, 0), 1)}, v[:])
+	if o.Op.IsSize() {
+		return time.Duration(v[0])
 	}
-	return s.errors
+	return time.Duration(v[0]) * o.unit
 }
 
-// ErrNoInterval is returned (wrapped) by WriteInterval on a Recorder built
-// without Options.Interval.
-var ErrNoInterval = errors.New("stats: recorder has no interval histograms (Options.Interval is false)")
+// Interval is what a Collector's recorders recorded between two calls of
+// Interval.
+type Interval struct {
+	Start, End time.Time
+	Ops        []IntervalOp // ordinal order, operations with values only
+}
+
+// Requests returns the calls of the request operations in the interval.
+func (iv Interval) Requests() (calls, errors int64) {
+	for _, o := range iv.Ops {
+		if o.Op.IsRequest() {
+			calls += o.Count
+			errors += o.Errors
+		}
+	}
+	return calls, errors
+}
+
+// Op returns the figures of op and whether the interval has values of it.
+func (iv Interval) Op(op Op) (IntervalOp, bool) {
+	for _, o := range iv.Ops {
+		if o.Op == op {
+			return o, true
+		}
+	}
+	return IntervalOp{}, false
+}
+
+// Interval ends the current interval and returns its figures: the values
+// moved into the collector since the previous call (or since the collector
+// was made). Recorders move their values at the latest when they record
+// after the call (every worker that keeps working does), so a value
+// recorded just before the end of an interval may count in the next one.
+// Interval is safe for concurrent use with recording. The interval's
+// histograms keep IntervalSigFigs significant digits (small enough to keep
+// one per operation and stripe, and to make for each interval).
+func (c *Collector) Interval() Interval {
+	c.epoch.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	iv := Interval{Start: c.lastIval, End: now}
+	c.lastIval = now
+	for op := range NumOps {
+		var snap *hdr.Histogram
+		var errs int64
+		for i := range c.stripes {
+			st := &c.stripes[i]
+			st.mu.Lock()
+			if h := st.ops[op]; h != nil && h.ival != nil && h.ival.TotalCount() > 0 {
+				if snap == nil {
+					snap = hdr.New(1, c.highest, IntervalSigFigs)
+				}
+				snap.Merge(h.ival)
+				h.ival.Reset()
+				errs += h.ivalErrors
+				h.ivalErrors = 0
+			}
+			st.mu.Unlock()
+		}
+		if snap != nil && snap.TotalCount() > 0 {
+			iv.Ops = append(iv.Ops, IntervalOp{Op: Op(op), Count: snap.TotalCount(), Errors: errs, Hist: snap, unit: c.opts.Unit})
+		}
+	}
+	return iv
+}

@@ -2,6 +2,8 @@ package stats
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -60,25 +62,76 @@ type OpReport struct {
 	// number of those that recorded this op.
 	Threads int `json:"threads"`
 	Active  int `json:"active"`
-	// Successes, Misses (found == false) and Errors count the calls; for a
-	// size op, Successes is the number of sizes recorded. Clamped counts the
-	// values, in any of the op's series, that were outside [0, HighestUs] and
-	// recorded as the nearest bound.
+	// Successes, Misses (found == false) and Errors count the calls;
+	// Abandoned counts the calls given up while they waited for the store
+	// (the run's end or a per-call timeout: RecordAbandoned). For a size
+	// op, Successes is the number of sizes recorded. Clamped counts the
+	// values, in any of the op's series, that were outside the histograms'
+	// range and recorded as the nearest bound.
 	Successes int64 `json:"successes"`
 	Misses    int64 `json:"misses"`
 	Errors    int64 `json:"errors"`
+	Abandoned int64 `json:"abandoned,omitempty"`
 	Clamped   int64 `json:"clamped"`
-	// Latency digests success and miss latencies, in us (for a size op:
-	// rows); ErrorLatency the error latencies, in us.
+	// Latency digests success, miss and abandoned-call latencies, in
+	// microseconds (for a size op: rows); ErrorLatency the error latencies.
 	Latency      Summary `json:"latency"`
 	ErrorLatency Summary `json:"error_latency"`
-	// Service digests the open-loop service times (RecordService), in us;
-	// nil when none was recorded.
+	// Service digests the open-loop service times (RecordService); nil
+	// when none was recorded.
 	Service *Summary `json:"service,omitempty"`
+
+	lat  *hdr.Histogram // Latency's histogram, for Quantile (nil in a report read from JSON)
+	unit time.Duration
 }
 
-// Count returns Successes + Misses + Errors.
-func (o OpReport) Count() int64 { return o.Successes + o.Misses + o.Errors }
+// Count returns Successes + Misses + Errors + Abandoned.
+func (o OpReport) Count() int64 { return o.Successes + o.Misses + o.Errors + o.Abandoned }
+
+// Quantile returns the latency at quantile q (0..1) of the op's successes,
+// misses and abandoned calls, at the histograms' resolution (Java
+// HdrHistogram's value at percentile 100·q: see Summary); 0 when there are
+// none. In a report read back from JSON, which holds the digest only, it
+// returns the nearest of the Summary's percentiles at or above q. For a
+// size op the value is rows, as a Duration of that many nanoseconds.
+func (o OpReport) Quantile(q float64) time.Duration {
+	if o.Latency.Count == 0 {
+		return 0
+	}
+	q = min(max(q, 0), 1)
+	if o.lat != nil {
+		var v [1]int64
+		quantiles(o.lat, []float64{100 * q}, v[:])
+		if o.Op.IsSize() {
+			return time.Duration(v[0])
+		}
+		return time.Duration(v[0]) * o.unit
+	}
+	s := o.Latency
+	var us float64
+	switch {
+	case q <= 0.25:
+		us = s.P25
+	case q <= 0.5:
+		us = s.P50
+	case q <= 0.75:
+		us = s.P75
+	case q <= 0.95:
+		us = s.P95
+	case q <= 0.99:
+		us = s.P99
+	case q <= 0.999:
+		us = s.P999
+	case q <= 0.9999:
+		us = s.P9999
+	default:
+		us = s.Max
+	}
+	if o.Op.IsSize() {
+		return time.Duration(us)
+	}
+	return time.Duration(us * float64(time.Microsecond))
+}
 
 // LoadTotals are the rows a load phase wrote, counted from successful store
 // calls (reference §5.7).
@@ -93,8 +146,12 @@ type LoadTotals struct {
 type RequestTotals struct {
 	Requests   int64 `json:"requests"`   // requests done after warm-up, failed ones included (reference §6.3)
 	Errors     int64 `json:"errors"`     // failed requests
+	Abandoned  int64 `json:"abandoned"`  // requests given up while they waited for the store (run's end, per-call timeout)
 	Requesters int   `json:"requesters"` // requester threads
 	Aborted    int   `json:"aborted"`    // requesters that stopped on max_failed_requests
+	// Overrun is how much longer than maxtime (after warm-up) the phase ran
+	// because calls did not return in time (0 when it ended on time).
+	Overrun time.Duration `json:"overrun_ns,omitempty"`
 }
 
 // Counter is a named store metric, e.g. retries per operation or per MySQL
@@ -105,9 +162,9 @@ type Counter struct {
 	Value int64  `json:"value"`
 }
 
-// Report is a phase's merged statistics, built by Merge once the workers
-// have stopped and completed by the driver (Header, Elapsed, Load or
-// Request, Counters). It is plain data: workers never touch it.
+// Report is a phase's merged statistics, built by Collector.Report (or
+// Merge) and completed by the driver (Header, Elapsed, Load or Request,
+// Counters). It is plain data: workers never touch it.
 type Report struct {
 	Phase Phase
 	// Header holds the effective configuration lines supplied by the driver
@@ -116,100 +173,155 @@ type Report struct {
 	Header []KV
 	// Threads is the number of recorders merged.
 	Threads int
-	// HighestUs and SigFigs are the histograms' settings (Options, defaults
-	// applied).
+	// HighestUs and SigFigs are the histograms' settings, Unit their
+	// resolution (Options, defaults applied).
 	HighestUs int64
 	SigFigs   int
+	Unit      time.Duration
 	// Start is when the measured window began; Elapsed its length.
 	Start   time.Time
 	Elapsed time.Duration
 	// Ops holds one entry per operation with at least one value in any
-	// series, in ordinal order (never nil after Merge).
+	// series, in ordinal order (never nil).
 	Ops []OpReport
+	// ErrorClasses counts the errors of every operation by class (see
+	// Recorder.RecordError), by name.
+	ErrorClasses []Counter
 	// Load is set for load reports, Request for request reports; a nil one
 	// reads as all zeros.
 	Load    *LoadTotals
 	Request *RequestTotals
 	// Counters are store metrics, printed in order.
 	Counters []Counter
-	// Status is how the phase ended: "" when it completed, else a word for
-	// the completion line such as "INTERRUPTED" (cancelled) or "FAILED"
-	// (stopped by an error); the report then covers what was done.
+	// Status is how the phase ended: "" when it completed on time with
+	// nothing abandoned, else a word for the completion line such as
+	// "INTERRUPTED" (cancelled), "FAILED" (stopped by an error) or
+	// "OVERRAN" (calls outlived the time bound); the report then covers
+	// what was done and Detail says more.
 	Status string
+	// Detail explains a Status in a few words ("overran by 3.2 s, 12
+	// operations abandoned"); empty when Status is.
+	Detail string
 }
 
-// Merge merges the recorders of one phase (one per worker; after the workers
-// have stopped) into a Report with Phase = phase, Threads = len(recs) and
-// the histograms' settings, and one OpReport per operation recorded by any
-// of them. The driver fills Header, Start, Elapsed, Load or Request and
-// Counters afterwards. Merging is exact: the merged histograms hold the same
-// counts as one recorder given every value. The recorders are not modified.
-//
-// Merge fails when a recorder is nil or when the recorders' HighestUs or
-// SigFigs differ (their histograms could not be merged exactly).
-func Merge(phase Phase, recs []*Recorder) (*Report, error) {
-	rep := &Report{Phase: phase, Threads: len(recs), Ops: []OpReport{}}
-	if len(recs) == 0 {
-		o, _ := Options{}.normalize()
-		rep.HighestUs, rep.SigFigs = o.HighestUs, o.SigFigs
-		return rep, nil
+// Report merges what the collector's recorders recorded into a Report
+// with Phase = phase, Threads = the number of recorders, the histograms'
+// settings, and one OpReport per operation recorded. It first flushes every
+// recorder, so it must be called once the workers have stopped (before,
+// the values still queued in recorders are left out). The driver fills
+// Header, Start, Elapsed, Load or Request and Counters afterwards.
+func (c *Collector) Report(phase Phase) *Report {
+	c.mu.Lock()
+	recs := append([]*Recorder(nil), c.recs...)
+	c.mu.Unlock()
+	for _, r := range recs {
+		r.Flush()
 	}
+	rep, _ := mergeReports(phase, []*Collector{c}, recs)
+	return rep
+}
+
+// Merge merges recorders (one per worker, after the workers have stopped)
+// into a Report, flushing them first: those of one Collector, or made with
+// NewRecorder, each with a Collector of its own. Merging is exact: the
+// merged histograms hold the same counts as one histogram given every
+// value. Merge fails when a recorder is nil or when the collectors' options
+// differ (their histograms could not be merged exactly).
+func Merge(phase Phase, recs []*Recorder) (*Report, error) {
+	var cs []*Collector
 	for i, r := range recs {
 		if r == nil {
 			return nil, fmt.Errorf("stats: Merge: recorder %d is nil", i)
 		}
-		if r.opts.HighestUs != recs[0].opts.HighestUs || r.opts.SigFigs != recs[0].opts.SigFigs {
-			return nil, fmt.Errorf("stats: Merge: recorder %d has HighestUs %d, SigFigs %d; recorder 0 has %d, %d",
-				i, r.opts.HighestUs, r.opts.SigFigs, recs[0].opts.HighestUs, recs[0].opts.SigFigs)
+		r.Flush()
+		if !slices.Contains(cs, r.c) {
+			cs = append(cs, r.c)
 		}
 	}
-	o := recs[0].opts
-	rep.HighestUs, rep.SigFigs = o.HighestUs, o.SigFigs
+	return mergeReports(phase, cs, recs)
+}
+
+func mergeReports(phase Phase, cs []*Collector, recs []*Recorder) (*Report, error) {
+	o := Options{}
+	if len(cs) > 0 {
+		o = cs[0].opts
+	}
+	o, _ = o.normalize()
+	for i, c := range cs {
+		if c.opts.HighestUs != o.HighestUs || c.opts.SigFigs != o.SigFigs || c.opts.Unit != o.Unit {
+			return nil, fmt.Errorf("stats: Merge: recorders with different options (%+v and %+v, collector %d)", o, c.opts, i)
+		}
+	}
+	rep := &Report{Phase: phase, Threads: len(recs), Ops: []OpReport{}, HighestUs: o.HighestUs, SigFigs: o.SigFigs, Unit: o.Unit}
+	highest := o.highest()
+	classes := map[string]int64{}
+	names := make([][]string, len(cs)) // class names, read before any stripe is locked
+	for i, c := range cs {
+		c.mu.Lock()
+		names[i] = slices.Clone(c.className)
+		c.mu.Unlock()
+	}
 	for op := range NumOps {
-		or := OpReport{Op: Op(op), Threads: len(recs)}
+		or := OpReport{Op: Op(op), Threads: len(recs), unit: o.Unit}
+		for _, r := range recs {
+			if r.calls[op] > 0 {
+				or.Active++
+			}
+		}
 		var lat, errLat, svc *hdr.Histogram
-		merge := func(dst **hdr.Histogram, src *hdr.Histogram) error {
+		add := func(dst **hdr.Histogram, src *hdr.Histogram) {
 			if src == nil {
-				return nil
+				return
 			}
 			if *dst == nil {
-				*dst = hdr.New(1, o.HighestUs, o.SigFigs)
+				*dst = hdr.New(1, highest, o.SigFigs)
 			}
-			if d := (*dst).Merge(src); d != 0 {
-				return fmt.Errorf("stats: Merge: %v: %d values dropped", Op(op), d)
-			}
-			return nil
+			(*dst).Merge(src) // same settings: nothing is dropped
 		}
-		for _, r := range recs {
-			s := r.ops[op]
-			if s == nil {
-				continue
-			}
-			or.Active++
-			or.Successes += s.successes
-			or.Misses += s.misses
-			or.Errors += s.errors
-			or.Clamped += s.clamped
-			for _, m := range [...]struct {
-				dst **hdr.Histogram
-				src *hdr.Histogram
-			}{{&lat, s.lat}, {&errLat, s.errLat}, {&svc, s.svc}} {
-				if err := merge(m.dst, m.src); err != nil {
-					return nil, err
+		for ci, c := range cs {
+			for i := range c.stripes {
+				st := &c.stripes[i]
+				st.mu.Lock()
+				if h := st.ops[op]; h != nil {
+					or.Successes += h.successes
+					or.Misses += h.misses
+					or.Errors += h.errors
+					or.Abandoned += h.abandoned
+					or.Clamped += h.clamped
+					add(&lat, h.lat)
+					add(&errLat, h.errLat)
+					add(&svc, h.svc)
+					for id, n := range h.classes {
+						name := "error"
+						if int(id) < len(names[ci]) {
+							name = names[ci][id]
+						}
+						classes[name] += n
+					}
 				}
+				st.mu.Unlock()
 			}
 		}
 		if or.Count() == 0 && svc == nil {
 			continue
 		}
-		or.Latency = summarize(lat)
-		or.ErrorLatency = summarize(errLat)
+		scale := o.Unit
+		if Op(op).IsSize() {
+			scale = time.Microsecond // rows are reported as they are
+		}
+		or.lat = lat
+		or.Latency = summarize(lat, scale)
+		or.ErrorLatency = summarize(errLat, scale)
 		if svc != nil {
-			s := summarize(svc)
+			s := summarize(svc, scale)
 			or.Service = &s
 		}
 		rep.Ops = append(rep.Ops, or)
 	}
+	for name, n := range classes {
+		rep.ErrorClasses = append(rep.ErrorClasses, Counter{Name: name, Value: n})
+	}
+	slices.SortFunc(rep.ErrorClasses, func(a, b Counter) int { return strings.Compare(a.Name, b.Name) })
 	return rep, nil
 }
 

@@ -2,13 +2,15 @@ package stats
 
 import (
 	"math"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Summary is the digest of one series of an operation: the count of values
-// and their percentiles, extremes and mean, in microseconds (latency series)
-// or rows (RangeSize, LoadLinksBulkNLinks, LoadCountsBulkNLinks).
+// and their percentiles, extremes and mean, in microseconds (latency series;
+// fractional with Options.Unit = time.Nanosecond) or rows (RangeSize,
+// LoadLinksBulkNLinks, LoadCountsBulkNLinks).
 //
 // The numbers follow Java HdrHistogram 2.1.12, which LinkBench reports with
 // (reference §9.3), not hdrhistogram-go's own query methods where they
@@ -27,14 +29,15 @@ import (
 // All fields are zero when Count is 0.
 type Summary struct {
 	Count int64   `json:"count"`
-	P25   int64   `json:"p25"`
-	P50   int64   `json:"p50"`
-	P75   int64   `json:"p75"`
-	P95   int64   `json:"p95"`
-	P99   int64   `json:"p99"`
-	P999  int64   `json:"p999"`
-	Max   int64   `json:"max"`
-	Min   int64   `json:"min"`
+	P25   float64 `json:"p25"`
+	P50   float64 `json:"p50"`
+	P75   float64 `json:"p75"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	P9999 float64 `json:"p9999"`
+	Max   float64 `json:"max"`
+	Min   float64 `json:"min"`
 	Mean  float64 `json:"mean"`
 }
 
@@ -91,18 +94,22 @@ func quantiles(h *hdr.Histogram, ps []float64, out []int64) (count, lo, hi int64
 	return count, lo, hi, sum / float64(count)
 }
 
-// summarize digests h (nil or empty gives the zero Summary).
-func summarize(h *hdr.Histogram) Summary {
-	ps := [...]float64{25, 50, 75, 95, 99, 99.9} // Summary's fields, in order
+// summarize digests h, whose values are in units of unit (nil or empty
+// gives the zero Summary), in microseconds (unit = time.Microsecond gives
+// the values as they are: rows, for the size ops).
+func summarize(h *hdr.Histogram, unit time.Duration) Summary {
+	ps := [...]float64{25, 50, 75, 95, 99, 99.9, 99.99} // Summary's fields, in order
 	var v [len(ps)]int64
 	c, lo, hi, mean := quantiles(h, ps[:], v[:])
 	if c == 0 {
 		return Summary{}
 	}
+	f := float64(unit) / float64(time.Microsecond)
+	us := func(x int64) float64 { return float64(x) * f }
 	return Summary{
 		Count: c,
-		P25:   v[0], P50: v[1], P75: v[2], P95: v[3], P99: v[4], P999: v[5],
-		Max: hi, Min: lo, Mean: mean,
+		P25:   us(v[0]), P50: us(v[1]), P75: us(v[2]), P95: us(v[3]), P99: us(v[4]), P999: us(v[5]), P9999: us(v[6]),
+		Max: us(hi), Min: us(lo), Mean: mean * f,
 	}
 }
 

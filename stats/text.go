@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // seconds returns the measured window in seconds (0 when not positive).
@@ -36,9 +37,13 @@ func ratio(a, b int64) float64 {
 // hdrLine appends LinkBench's HDR latency line body (reference §9.3) for s:
 // "count = n  p25 = vus  p50 = vus  p75 = vus  p95 = vus  p99 = vus  max = vus mean = m.mmmus threads = t",
 // with unit "us" (or "" for rows).
+//
+// Percentiles and the maximum are printed as whole microseconds
+// (truncated), as LinkBench prints them.
 func hdrLine(b *strings.Builder, s Summary, unit string, threads int) {
+	i := func(v float64) int64 { return int64(v) }
 	fmt.Fprintf(b, "count = %d  p25 = %d%s  p50 = %d%s  p75 = %d%s  p95 = %d%s  p99 = %d%s  max = %d%s mean = %s%s threads = %d",
-		s.Count, s.P25, unit, s.P50, unit, s.P75, unit, s.P95, unit, s.P99, unit, s.Max, unit, javaFixed(s.Mean, 3), unit, threads)
+		s.Count, i(s.P25), unit, i(s.P50), unit, i(s.P75), unit, i(s.P95), unit, i(s.P99), unit, i(s.Max), unit, javaFixed(s.Mean, 3), unit, threads)
 }
 
 // WriteText writes the report as text, in this order:
@@ -99,12 +104,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		switch {
 		case o.Op.IsRequest():
 			fmt.Fprintf(&b, "%v found = %d notfound = %d errors = %d", o.Op, o.Successes, o.Misses, o.Errors)
+			if o.Abandoned > 0 {
+				fmt.Fprintf(&b, " abandoned = %d", o.Abandoned)
+			}
 			if o.Clamped > 0 {
 				fmt.Fprintf(&b, " clamped = %d", o.Clamped)
 			}
 			b.WriteByte('\n')
-		case o.Errors > 0 || o.Clamped > 0:
-			fmt.Fprintf(&b, "%v errors = %d clamped = %d\n", o.Op, o.Errors, o.Clamped)
+		case o.Errors > 0 || o.Clamped > 0 || o.Abandoned > 0:
+			fmt.Fprintf(&b, "%v errors = %d clamped = %d", o.Op, o.Errors, o.Clamped)
+			if o.Abandoned > 0 {
+				fmt.Fprintf(&b, " abandoned = %d", o.Abandoned)
+			}
+			b.WriteByte('\n')
 		}
 	}
 	for _, o := range r.Ops {
@@ -118,6 +130,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			hdrLine(&b, *o.Service, "us", o.Threads)
 			b.WriteByte('\n')
 		}
+	}
+	for _, c := range r.ErrorClasses {
+		fmt.Fprintf(&b, "errors.%s = %d\n", c.Name, c.Value)
 	}
 	for _, c := range r.Counters {
 		fmt.Fprintf(&b, "%s = %d\n", c.Name, c.Value)
@@ -153,7 +168,7 @@ func (r *Report) CompletionLine() string {
 		}
 		return fmt.Sprintf("LOAD PHASE %s. Loaded %d nodes (Expected %d), %d links (%s /node), %d counts (%s /node). %s seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s",
 			status, l.Nodes, l.ExpectedNodes, l.Links, javaFixed(ratio(l.Links, l.Nodes), 2), l.Counts, javaFixed(ratio(l.Counts, l.Nodes), 2),
-			javaFixed(sec, 1), perSecond(l.Links, sec), perSecond(l.Links+l.Counts, sec), perSecond(l.Links+l.Counts+l.Nodes, sec))
+			javaFixed(sec, 1), perSecond(l.Links, sec), perSecond(l.Links+l.Counts, sec), perSecond(l.Links+l.Counts+l.Nodes, sec)) + r.detail()
 	case PhaseRequest:
 		var q RequestTotals
 		if r.Request != nil {
@@ -164,9 +179,59 @@ func (r *Report) CompletionLine() string {
 		if ms > 0 {
 			rate = 1000 * q.Requests / ms
 		}
-		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d", status, q.Requests, ms/1000, rate)
+		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d", status, q.Requests, ms/1000, rate) + r.detail()
 	}
 	return ""
+}
+
+// detail is " (Detail)" for a report with a Detail, else "".
+func (r *Report) detail() string {
+	if r.Detail == "" {
+		return ""
+	}
+	return " (" + r.Detail + ")"
+}
+
+// Throughput returns the phase's rate in operations per second: requests
+// (failed and abandoned ones included, as LinkBench counts them) for a
+// request report, rows (nodes, links and counts) for a load report; 0
+// when Elapsed is 0.
+func (r *Report) Throughput() float64 {
+	sec := r.seconds()
+	if sec == 0 {
+		return 0
+	}
+	switch {
+	case r.Phase == PhaseRequest && r.Request != nil:
+		return float64(r.Request.Requests) / sec
+	case r.Phase == PhaseLoad && r.Load != nil:
+		return float64(r.Load.Nodes+r.Load.Links+r.Load.Counts) / sec
+	}
+	return 0
+}
+
+// Goodput returns the requests per second that succeeded (found or not:
+// misses are answers), failed and abandoned ones left out; for a load
+// report, Throughput (its rows are written ones).
+func (r *Report) Goodput() float64 {
+	sec := r.seconds()
+	if sec == 0 {
+		return 0
+	}
+	if r.Phase == PhaseRequest && r.Request != nil {
+		return float64(max(r.Request.Requests-r.Request.Errors-r.Request.Abandoned, 0)) / sec
+	}
+	return r.Throughput()
+}
+
+// Quantile returns the latency of op at quantile q (0..1), 0 when op has
+// no values (see OpReport.Quantile).
+func (r *Report) Quantile(op Op, q float64) time.Duration {
+	o, ok := r.Op(op)
+	if !ok {
+		return 0
+	}
+	return o.Quantile(q)
 }
 
 // p99ms returns the p99 latency of op in milliseconds with 3 decimals
@@ -176,8 +241,20 @@ func (r *Report) p99ms(op Op) string {
 	if !ok || o.Latency.Count == 0 {
 		return "-"
 	}
-	us := o.Latency.P99
+	us := int64(o.Latency.P99)
 	return strconv.FormatInt(us/1000, 10) + "." + fmt.Sprintf("%03d", us%1000)
+}
+
+// statusField is " status=<Status>" (and the Detail, quoted) for a phase
+// that did not complete, else "".
+func (r *Report) statusField() string {
+	if r.Status == "" {
+		return ""
+	}
+	if r.Detail == "" {
+		return " status=" + r.Status
+	}
+	return fmt.Sprintf(" status=%s detail=%q", r.Status, r.Detail)
 }
 
 // SummaryLine returns the compact one-line summary benchmarkers compare
@@ -185,9 +262,10 @@ func (r *Report) p99ms(op Op) string {
 // is 0; seconds are Elapsed with one decimal.
 //
 // Load:    "SUMMARY load ips=<(nodes+links+counts)/s> nodes/s=<n> links/s=<n> counts/s=<n> seconds=<s.s>"
-// Request: "SUMMARY request tps=<requests/s> un=<ms> gn=<ms> ul=<ms> gl=<ms> requests=<n> seconds=<s.s>"
+// Request: "SUMMARY request tps=<requests/s> goodput=<successful requests/s> un=<ms> gn=<ms> ul=<ms> gl=<ms> requests=<n> seconds=<s.s>"
 //
-// where un, gn, ul and gl are the p99 latencies (successes and misses) of
+// followed, for a phase that did not complete, by " status=<Status>" and
+// ` detail="<Detail>"`; un, gn, ul and gl are the p99 latencies (successes and misses) of
 // UPDATE_NODE, GET_NODE, UPDATE_LINK and GET_LINKS_LIST in milliseconds with
 // 3 decimals, "-" for an op without values. It returns "" for an undefined
 // Phase.
@@ -200,14 +278,15 @@ func (r *Report) SummaryLine() string {
 			l = *r.Load
 		}
 		return fmt.Sprintf("SUMMARY load ips=%d nodes/s=%d links/s=%d counts/s=%d seconds=%s",
-			perSecond(l.Nodes+l.Links+l.Counts, sec), perSecond(l.Nodes, sec), perSecond(l.Links, sec), perSecond(l.Counts, sec), javaFixed(sec, 1))
+			perSecond(l.Nodes+l.Links+l.Counts, sec), perSecond(l.Nodes, sec), perSecond(l.Links, sec), perSecond(l.Counts, sec), javaFixed(sec, 1)) + r.statusField()
 	case PhaseRequest:
 		var q RequestTotals
 		if r.Request != nil {
 			q = *r.Request
 		}
-		return fmt.Sprintf("SUMMARY request tps=%d un=%s gn=%s ul=%s gl=%s requests=%d seconds=%s",
-			perSecond(q.Requests, sec), r.p99ms(UpdateNode), r.p99ms(GetNode), r.p99ms(UpdateLink), r.p99ms(GetLinksList), q.Requests, javaFixed(sec, 1))
+		return fmt.Sprintf("SUMMARY request tps=%d goodput=%d un=%s gn=%s ul=%s gl=%s requests=%d seconds=%s",
+			perSecond(q.Requests, sec), perSecond(max(q.Requests-q.Errors-q.Abandoned, 0), sec),
+			r.p99ms(UpdateNode), r.p99ms(GetNode), r.p99ms(UpdateLink), r.p99ms(GetLinksList), q.Requests, javaFixed(sec, 1)) + r.statusField()
 	}
 	return ""
 }
@@ -236,11 +315,16 @@ func (r *Report) WriteCSV(w io.Writer, header bool) error {
 			continue
 		}
 		b.WriteString(o.Op.String())
-		for _, v := range [...]float64{float64(s.Count), float64(s.P25), float64(s.P50), float64(s.P75), float64(s.P95), float64(s.P99), float64(s.Max), s.Mean, float64(o.Threads)} {
+		for _, v := range [...]float64{float64(s.Count), s.P25, s.P50, s.P75, s.P95, s.P99, s.Max, s.Mean, float64(o.Threads)} {
 			b.WriteByte(',')
 			b.WriteString(decimalFormat(v, 2))
 		}
 		b.WriteByte('\n')
+	}
+	if r.Status != "" && (b.Len() > 0 || header) {
+		// A phase that did not complete says so after its rows, in a
+		// comment line that LinkBench's readers of the file skip.
+		fmt.Fprintf(&b, "# status = %s%s\n", r.Status, r.detail())
 	}
 	if b.Len() == 0 {
 		return nil

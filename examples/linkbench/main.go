@@ -66,6 +66,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 
@@ -324,10 +325,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	procsDesc := clientProcs(o.gomaxprocs, name)
 
-	// From here on the run is interrupted by SIGINT and SIGTERM (the phases
-	// stop and their partial reports are printed).
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// From here on the run is interrupted by SIGINT and SIGTERM: the phases
+	// stop and their partial reports are printed, marked INTERRUPTED, and
+	// the tool exits with 128 + the signal's number (130, 143); a second
+	// signal exits at once.
+	ctx, sig, stop := interruptible(ctx, stderr)
 	defer stop()
+	interrupted := func(phase string) (int, bool) {
+		s := sig()
+		if s == nil {
+			return 0, false
+		}
+		if phase == "load" {
+			fmt.Fprintln(stderr, "linkbench: the load was interrupted: the graph may be incomplete or inconsistent; check it with -verify, or load it again into empty tables")
+		}
+		fmt.Fprintf(stderr, "linkbench: interrupted by %v\n", s)
+		return signalStatus(s), true
+	}
 
 	logOut := stderr
 	if o.logFile != "" {
@@ -422,17 +436,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 
 	phases := []struct {
+		name  string
 		on    bool
 		run   func(context.Context, linkbench.Config, store.Store) (*stats.Report, error)
 		after func() error
 	}{
-		{o.load, linkbench.Load, func() error {
+		{"load", o.load, linkbench.Load, func() error {
 			if o.deferIndex {
 				return st.createSecondaryIndex(ctx, &cfg)
 			}
 			return nil
 		}},
-		{o.req, func(ctx context.Context, c linkbench.Config, s store.Store) (*stats.Report, error) {
+		{"request", o.req, func(ctx context.Context, c linkbench.Config, s store.Store) (*stats.Report, error) {
 			// preflight checked that the graph is there (or the load put its
 			// nodes there and verified them): Request need not count the
 			// nodes again, which takes seconds on a large SQL table.
@@ -461,6 +476,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 				}
 			}
 		}
+		if code, ok := interrupted(p.name); ok {
+			return code
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -477,6 +495,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		res, err := linkbench.Verify(ctx, cfg, st.Store)
 		if werr := linkbench.WriteVerify(stdout, res); werr != nil {
 			return fail(werr)
+		}
+		if code, ok := interrupted("verify"); ok {
+			return code
 		}
 		if err != nil {
 			return fail(err)
@@ -502,6 +523,53 @@ func writeKeys(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s; allowed: %s\n", k.Name, def, k.Doc, k.Allowed)
 	}
 	return tw.Flush()
+}
+
+// exitNow ends the process at a second SIGINT or SIGTERM.
+var exitNow = os.Exit
+
+// interruptible returns ctx cancelled at the first SIGINT or SIGTERM, a
+// function that returns that signal (nil before), and stop, which stops
+// listening. At a second signal the process exits at once with 128 + its
+// number.
+func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func() os.Signal, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-ch:
+			got.Store(s)
+			fmt.Fprintf(stderr, "linkbench: %v: stopping the phase and printing its partial report (a second signal exits at once)\n", s)
+			cancel(fmt.Errorf("interrupted by %v", s))
+			select {
+			case s := <-ch:
+				exitNow(signalStatus(s))
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
+	sig := func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	return ctx, sig, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// signalStatus is the exit status of a process stopped by s: 128 + its
+// number (130 for SIGINT, 143 for SIGTERM).
+func signalStatus(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
 }
 
 // clientProcs sets the client's GOMAXPROCS for -gomaxprocs n and the

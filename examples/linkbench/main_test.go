@@ -186,7 +186,7 @@ func checkReport(t *testing.T, out string, wantOutDegree string) {
 		`LOAD PHASE COMPLETED\. Loaded \d+ nodes \(Expected \d+\), \d+ links \([0-9.]+ /node\), \d+ counts \([0-9.]+ /node\)\. [0-9.]+ seconds, \d+ Links/s`,
 		`(?m)^SUMMARY load ips=\d+ nodes/s=\d+ links/s=\d+ counts/s=\d+`,
 		`REQUEST PHASE COMPLETED\. \d+ requests done in \d+ seconds\. Requests/second = \d+`,
-		`(?m)^SUMMARY request tps=\d+ un=[0-9.]+ gn=[0-9.]+ ul=[0-9.]+ gl=[0-9.]+`,
+		`(?m)^SUMMARY request tps=\d+ goodput=\d+ un=[0-9.]+ gn=[0-9.]+ ul=[0-9.]+ gl=[0-9.]+`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s", re)

@@ -305,3 +305,59 @@ func TestMySQLRandomID2Verify(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLLockedTables is issue 8's stall case, scaled for CI: another
+// session holds SELECT ... FOR UPDATE on the count and node tables while
+// 64 requesters run with maxtime = 3 s: the tool still ends within maxtime
+// + grace_time + 2 s, its report names the abandoned operations, and once
+// the lock is released -verify passes.
+func TestMySQLLockedTables(t *testing.T) {
+	dsn := testDSN(t)
+	prefix := uniquePrefix("locked")
+	dropAfter(t, dsn, prefix, 1)
+	base := []string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=1"}
+	if code, out, stderr := runCLI(t, append(base, "-create-schema", "-l")...); code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	ctx := context.Background()
+	s, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: dsn, DBPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	conn, err := s.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	db := "`" + prefix + "0`"
+	for _, q := range []string{"BEGIN",
+		"SELECT COUNT(*) FROM (SELECT * FROM " + db + ".counttable FOR UPDATE) x",
+		"SELECT COUNT(*) FROM (SELECT * FROM " + db + ".nodetable FOR UPDATE) x"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	start := time.Now()
+	code, out, stderr := runCLI(t, append(base, "-r", "-D", "requesters=64", "-D", "maxtime=3", "-D", "grace_time=1")...)
+	took := time.Since(start)
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("request: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// Sessions connect before the clock starts; the phase itself ends by
+	// maxtime + grace_time. Allow 2 s more, plus the connecting.
+	if took > 3*time.Second+time.Second+2*time.Second+5*time.Second {
+		t.Errorf("the tool took %v with locked tables, maxtime 3 s and grace 1 s", took)
+	}
+	if !strings.Contains(out, "REQUEST PHASE OVERRAN") || !regexp.MustCompile(`abandoned = \d+`).MatchString(out) ||
+		!strings.Contains(out, "status=OVERRAN") {
+		t.Errorf("the report does not name the abandoned operations:\n%s", out)
+	}
+	if code, out, stderr := runCLI(t, append(base, "-verify")...); code != 0 || !strings.Contains(out, "counts OK") {
+		t.Errorf("-verify after the stall: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

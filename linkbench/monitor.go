@@ -1,0 +1,219 @@
+package linkbench
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// Progress is what a running phase reports every progressfreq seconds
+// (Config.ProgressFreq) to Config.OnProgress, and at its end.
+type Progress struct {
+	Phase stats.Phase
+	// Elapsed is the time since the phase started (a request phase's
+	// warm-up included).
+	Elapsed time.Duration
+	// Interval holds the operations the workers recorded since the
+	// previous report: counts, errors and latency histograms (use
+	// Interval.Op(op).Quantile(q) for percentiles).
+	Interval stats.Interval
+	// For a load: Done of the Total id1s (all databases) have their links
+	// loaded, Rows rows (nodes, links and counts) were written so far, and
+	// Left estimates the time left from the rate so far (0 until known).
+	Done, Total int64
+	Rows        int64
+	Left        time.Duration
+	// Final marks the report made when the phase ends.
+	Final bool
+}
+
+// Rate returns the operations per second of the interval (requests for a
+// request phase, every recorded call for a load).
+func (p Progress) Rate() float64 {
+	sec := p.Interval.End.Sub(p.Interval.Start).Seconds()
+	if sec <= 0 {
+		return 0
+	}
+	var n int64
+	for _, o := range p.Interval.Ops {
+		if !o.Op.IsSize() && (p.Phase != stats.PhaseRequest || o.Op.IsRequest()) {
+			n += o.Count
+		}
+	}
+	return float64(n) / sec
+}
+
+// loadProgress is what the load's monitor reads from the loaders.
+type loadProgressFunc func() (done, total, rows int64)
+
+// monitor reports a phase's progress every ProgressFreq (see Progress).
+type monitor struct {
+	stopCh chan struct{}
+	done   chan struct{}
+}
+
+// startMonitor starts the progress reports of a phase that began at base:
+// a log line and Config.OnProgress every cfg.ProgressFreq (none when it is
+// 0 and OnProgress is nil), and the failure log's summaries. stop makes
+// the final report.
+func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc) *monitor {
+	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
+	every := cfg.ProgressFreq
+	log := cfg.logger()
+	report := func(final bool) {
+		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: col.Interval(), Final: final}
+		if load != nil {
+			p.Done, p.Total, p.Rows = load()
+			if p.Done > 0 && p.Done < p.Total {
+				p.Left = time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
+			}
+		}
+		if !final {
+			log.Info(progressLine(p))
+		}
+		if cfg.OnProgress != nil {
+			cfg.OnProgress(p)
+		}
+		if flog != nil {
+			flog.summarize()
+		}
+	}
+	go func() {
+		defer close(m.done)
+		var tick <-chan time.Time
+		if every > 0 {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-tick:
+				report(false)
+			case <-m.stopCh:
+				if every > 0 || cfg.OnProgress != nil || flog != nil {
+					report(true)
+				}
+				return
+			}
+		}
+	}()
+	return m
+}
+
+// stop makes the final report and waits for it.
+func (m *monitor) stop() {
+	close(m.stopCh)
+	<-m.done
+}
+
+// progressLine is the log line of a progress report.
+func progressLine(p Progress) string {
+	sec := p.Interval.End.Sub(p.Interval.Start).Seconds()
+	var b strings.Builder
+	if p.Phase == stats.PhaseLoad {
+		pct := 0.0
+		if p.Total > 0 {
+			pct = 100 * float64(p.Done) / float64(p.Total)
+		}
+		rows := 0.0
+		if s := p.Elapsed.Seconds(); s > 0 {
+			rows = float64(p.Rows) / s
+		}
+		fmt.Fprintf(&b, "load progress: %.1f%% of the id1 range, %d rows (%.0f rows/s), %.0f s elapsed", pct, p.Rows, rows, p.Elapsed.Seconds())
+		if p.Left > 0 {
+			fmt.Fprintf(&b, ", about %.0f s left", p.Left.Seconds())
+		}
+		return b.String()
+	}
+	calls, errs := p.Interval.Requests()
+	fmt.Fprintf(&b, "request progress: %.0f s elapsed, %d requests in the last %.1f s (%.0f/s), %d errors; p99 ms",
+		p.Elapsed.Seconds(), calls, sec, p.Rate(), errs)
+	for _, x := range [...]struct {
+		op   stats.Op
+		name string
+	}{{stats.UpdateNode, "un"}, {stats.GetNode, "gn"}, {stats.UpdateLink, "ul"}, {stats.GetLinksList, "gl"}} {
+		if o, ok := p.Interval.Op(x.op); ok {
+			fmt.Fprintf(&b, " %s=%.3f", x.name, float64(o.Quantile(0.99))/float64(time.Millisecond))
+		} else {
+			fmt.Fprintf(&b, " %s=-", x.name)
+		}
+	}
+	return b.String()
+}
+
+// failureLogFirst is how many failures of each class are logged one by
+// one; the rest are counted and summarised once per progress interval.
+const failureLogFirst = 3
+
+// failureLog logs failed requests without flooding the log: the first few
+// of each error class, then one line per interval with how many more there
+// were. It is shared by a phase's workers; it is used on failures only.
+type failureLog struct {
+	log *slog.Logger
+
+	mu         sync.Mutex
+	logged     map[string]int
+	suppressed map[string]int64
+	any        atomic.Bool
+}
+
+func newFailureLog(log *slog.Logger) *failureLog {
+	return &failureLog{log: log, logged: map[string]int{}, suppressed: map[string]int64{}}
+}
+
+// failed records a failure of class of op by worker; it reports whether it
+// wrote a log line.
+func (f *failureLog) failed(worker int, op, class string, err error) (logged bool) {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	n := f.logged[class]
+	if n < failureLogFirst {
+		f.logged[class] = n + 1
+	} else {
+		f.suppressed[class]++
+		f.any.Store(true)
+	}
+	f.mu.Unlock()
+	if n >= failureLogFirst {
+		return false
+	}
+	msg := "request failed"
+	if n == failureLogFirst-1 {
+		msg = "request failed (further failures of this class are counted and summarised)"
+	}
+	f.log.Warn(msg, "requester", worker, "op", op, "class", class, "err", err)
+	return true
+}
+
+// summarize logs one line per class with the failures not logged since the
+// last summary.
+func (f *failureLog) summarize() {
+	if !f.any.Load() {
+		return
+	}
+	f.mu.Lock()
+	classes := make([]string, 0, len(f.suppressed))
+	counts := map[string]int64{}
+	for c, n := range f.suppressed {
+		if n > 0 {
+			classes = append(classes, c)
+			counts[c] = n
+			f.suppressed[c] = 0
+		}
+	}
+	f.any.Store(false)
+	f.mu.Unlock()
+	slices.Sort(classes)
+	for _, c := range classes {
+		f.log.Warn(fmt.Sprintf("%d more failed requests of class %s", counts[c], c), "class", c, "failures", counts[c])
+	}
+}
