@@ -982,3 +982,31 @@ func TestIsolation(t *testing.T) {
 		t.Fatalf("session isolation %q, want READ-COMMITTED", level)
 	}
 }
+
+// TestCloseAfterCancel: a session whose worker context ended while it was
+// idle closes quietly: the interrupt's deadline is cleared first, so the
+// driver's goodbye does not fail with an i/o timeout in the log (every
+// load and request phase ends that way).
+func TestCloseAfterCancel(t *testing.T) {
+	var buf syncBuffer
+	s := newTestStore(t, InnoDB, func(o *Options) { o.Logger = debugLogger(&buf) })
+	ctx, cancel := context.WithCancel(context.Background())
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.AddLink(ctx, store.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: store.VisibilityDefault}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sess.GetNode(ctx, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond) // the context watch fires
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "i/o timeout") || strings.Contains(out, "mysqlstore: driver") {
+		t.Errorf("closing an idle session after its context ended logged driver errors:\n%s", out)
+	}
+}

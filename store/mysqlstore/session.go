@@ -81,9 +81,15 @@ func (ss *Session) Close() error {
 	ss.wgen++
 	rd, wr := ss.rd, ss.wr
 	ss.rd, ss.wr = nil, nil
+	fired := ss.fired
 	ss.wmu.Unlock()
 	for _, c := range []*conn{rd, wr} {
 		if c != nil {
+			if fired {
+				// Interrupted while idle (the worker's context ended):
+				// let the driver say goodbye instead of failing its write.
+				c.clearDeadline()
+			}
 			c.close()
 		}
 	}
