@@ -98,7 +98,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.dsn, "dsn", "", "go-sql-driver `DSN` of the server, e.g. user:pw@tcp(127.0.0.1:3306)/ (required)")
 	fs.StringVar(&o.java, "java", "", "`path` of a Java LinkBench launcher (built outside this repository); empty: linkbench-go alone")
 	fs.StringVar(&o.config, "config", "", "LinkBench .properties `file` for both tools (default: config/LinkConfigMysql.properties beside the Java launcher; without -java, the shipped workload)")
-	fs.StringVar(&o.linkbench, "linkbench", "", "`path` of the linkbench-go binary (default: built from ./examples/linkbench)")
+	fs.StringVar(&o.linkbench, "linkbench", "", "`path` of the linkbench-go binary (default: built from ./cmd/linkbench)")
 	fs.StringVar(&o.engine, "engine", "innodb", "table engine: innodb or rocksdb (rocksdb: both tools run in READ COMMITTED, as MyRocks runs do)")
 	fs.StringVar(&o.db, "db", "linkdb", "dbprefix: the tools use the database `prefix`0")
 	fs.Int64Var(&o.maxid1, "maxid1", 200001, "maxid1 of the graph")
@@ -305,7 +305,7 @@ func run(args []string, stdout io.Writer) error {
 	lb := o.linkbench
 	if lb == "" {
 		lb = filepath.Join(tmp, "linkbench")
-		build := exec.Command("go", "build", "-o", lb, "./examples/linkbench")
+		build := exec.Command("go", "build", "-o", lb, "./cmd/linkbench")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("building linkbench-go (run from the repository's root, or give -linkbench): %w", err)
