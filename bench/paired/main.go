@@ -485,8 +485,18 @@ func rows(statusNames []string) []row {
 			}
 			return float64(l.nodes+l.links+l.counts) / l.wall.Seconds(), true
 		}, 0},
-		{"load links", func(l, _ *measurement) (float64, bool) { return float64(l.links), l != nil }, 0},
-		{"load wall s", func(l, _ *measurement) (float64, bool) { return l.wall.Seconds(), l != nil }, 1},
+		{"load links", func(l, _ *measurement) (float64, bool) {
+			if l == nil {
+				return 0, false
+			}
+			return float64(l.links), true
+		}, 0},
+		{"load wall s", func(l, _ *measurement) (float64, bool) {
+			if l == nil {
+				return 0, false
+			}
+			return l.wall.Seconds(), true
+		}, 1},
 		{"load client us/link", func(l, _ *measurement) (float64, bool) {
 			if l == nil || l.links == 0 {
 				return 0, false
@@ -499,7 +509,12 @@ func rows(statusNames []string) []row {
 			}
 			return float64(l.serverCPU) / 1e3 / float64(l.nodes+l.links+l.counts), true
 		}, 2},
-		{"load client peak RSS MiB", func(l, _ *measurement) (float64, bool) { return float64(l.maxRSS) / 1024, l != nil }, 0},
+		{"load client peak RSS MiB", func(l, _ *measurement) (float64, bool) {
+			if l == nil {
+				return 0, false
+			}
+			return float64(l.maxRSS) / 1024, true
+		}, 0},
 		{"request tps", func(_, q *measurement) (float64, bool) { return q.reportRate, q.requests > 0 }, 0},
 		{"request client us/req", func(_, q *measurement) (float64, bool) { return perReq(q, q.user+q.sys) }, 1},
 		{"  user", func(_, q *measurement) (float64, bool) { return perReq(q, q.user) }, 1},
