@@ -277,6 +277,8 @@ func TestMySQLBadInput(t *testing.T) {
 		{"loaders over max_connections", my(p5, "-create-schema", "-l", "-D", "loaders=1000"), []string{"loaders", "max_connections = "}, none5},
 		{"-r with an empty second database", my(loaded, "-r", "-D", "dbcount=2"), []string{loaded + "1", "-l", "allow_empty_store"}, unchanged},
 		{"-l over a loaded graph", my(loaded, "-l"), []string{"-l", loaded + "0", "already holds a graph"}, unchanged},
+		{"engine=rocksdb on InnoDB tables", my(loaded, "-create-schema", "-r", "-D", "engine=rocksdb"),
+			[]string{"engine", "is InnoDB", "engine=innodb"}, unchanged},
 		{"-r outside the loaded ids", my(loaded, "-r", "-D", "startid1=1000", "-D", "maxid1=2000"), []string{"[1000, 2000)", "allow_empty_store"}, unchanged},
 	}
 	runBadInput(t, cases)

@@ -167,6 +167,10 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 		if err != nil {
 			return nil, fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
 		}
+		if err := checkTableEngines(ctx, s, opts, cfg); err != nil {
+			s.Close()
+			return nil, err
+		}
 		where := mysqlstore.RedactDSN(o.dsn)
 		if o.dsn == "" {
 			where = fmt.Sprintf("%s@%s:%d", opts.User, opts.Host, opts.Port)
@@ -317,4 +321,26 @@ func counterDelta(before, after map[string]int64) []stats.Counter {
 	}
 	slices.SortFunc(out, func(a, b stats.Counter) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// checkTableEngines refuses a run on existing link tables whose engine is
+// not the engine key's (default innodb): the run would be configured
+// (MyRocks runs use READ COMMITTED) and labelled by the key, not by the
+// tables. Missing tables pass (-create-schema makes them).
+func checkTableEngines(ctx context.Context, s *mysqlstore.Store, opts mysqlstore.Options, cfg *linkbench.Config) error {
+	want, table := opts.Engine, opts.LinkTable
+	if table == "" {
+		table = "linktable"
+	}
+	for _, db := range databaseNames(cfg) {
+		have, err := s.TableEngine(ctx, db)
+		if err != nil {
+			return err
+		}
+		if have != "" && have != want {
+			return usageError{&linkbench.ConfigError{Key: "engine", Value: strings.ToLower(string(want)),
+				Reason: fmt.Sprintf("table %s.%s is %s: set engine=%s or drop the tables", db, table, have, strings.ToLower(string(have)))}}
+		}
+	}
+	return nil
 }
