@@ -115,6 +115,38 @@ func TestMySQLPasswordNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestMySQLPasswordFromEnvironment: a DSN without a password takes it from
+// MYSQL_PWD (the MySQL client's variable), so that it need not appear in a
+// command line; a wrong one there is refused and never printed.
+func TestMySQLPasswordFromEnvironment(t *testing.T) {
+	dsn := testDSN(t)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Passwd == "" {
+		t.Skip("the test server's DSN has no password")
+	}
+	noPW := *cfg
+	noPW.Passwd = ""
+	prefix := uniquePrefix("pwenv")
+	dropAfter(t, dsn, prefix, 1)
+	t.Setenv("MYSQL_PWD", cfg.Passwd)
+	code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", noPW.FormatDSN(), "-create-schema", "-D", "dbprefix="+prefix, "-verify")
+	if code != 0 {
+		t.Fatalf("password from MYSQL_PWD: exit %d\n%s\n%s", code, out, stderr)
+	}
+	const secret = "s3cret-Pa55word"
+	t.Setenv("MYSQL_PWD", secret)
+	code, out, stderr = runCLI(t, "-store", "mysql", "-dsn", noPW.FormatDSN(), "-D", "dbprefix="+prefix, "-verify")
+	if code == 0 || !strings.Contains(stderr, "Access denied") {
+		t.Errorf("wrong MYSQL_PWD: exit %d, stderr %q; want a refusal", code, stderr)
+	}
+	if strings.Contains(out+stderr, secret) {
+		t.Errorf("password printed: %s %s", out, stderr)
+	}
+}
+
 // TestMySQLServerRestart: the server restarts in the middle of a request
 // phase; the run goes on (or stops with a clear error once
 // max_failed_requests is exceeded) and -verify passes afterwards. It runs

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -73,6 +74,11 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 		MaxConns:          max(cfg.Loaders+1, cfg.Requesters, 1) + 2,
 		DisableBinlogLoad: cfg.Store.DisableBinlogLoad,
 		Logger:            cfg.Logger,
+	}
+	if opts.Password == "" {
+		// The MySQL client's variable: a password kept out of the
+		// command line (paired passes it so).
+		opts.Password = os.Getenv("MYSQL_PWD")
 	}
 	if o.dsn != "" {
 		if _, err := mysql.ParseDSN(o.dsn); err != nil {
