@@ -295,13 +295,15 @@ func TestMySQLBadInput(t *testing.T) {
 		}
 	}
 	p6, none6 := fresh("bad_cr")
+	p7, none7 := fresh("bad_vf")
 	p2, none2 := fresh("bad_rnt")
 	p3, none3 := fresh("bad_lnt")
 	p4, none4 := fresh("bad_req")
 	p5, none5 := fresh("bad_ld")
 	cases := []badCase{
 		{"-r on fresh tables", my(p1, "-r"), []string{"-r", "-l", "allow_empty_store"}, empty1},
-		{"-r on a database -create-schema would create", my(p6, "-create-schema", "-r"), []string{"-r", "-create-schema -l"}, none6},
+		{"-r on a database -create-schema would create", my(p6, "-create-schema", "-r"), []string{"-r", "-create-schema would create", "-l too"}, none6},
+		{"-verify without tables", my(p7, "-verify"), []string{"-verify", "-create-schema -l"}, none7},
 		{"-r without tables", my(p2, "-r"), []string{"-r", "-create-schema"}, none2},
 		{"-l without tables", my(p3, "-l"), []string{"-l", "-create-schema"}, none3},
 		{"requesters over max_connections", my(p4, "-create-schema", "-l", "-r", "-D", "requesters=300"),
