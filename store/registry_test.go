@@ -27,7 +27,7 @@ func TestRegistryBuiltins(t *testing.T) {
 	for name, want := range map[string]string{
 		"memory": "memory", "MEMORY": "memory", "MemoryLinkStore": "memory",
 		"com.facebook.LinkBench.MemoryLinkStore": "memory",
-		"discard": "discard", "DummyLinkStore": "discard", "com.facebook.LinkBench.DummyLinkStore": "discard",
+		"discard":                                "discard", "DummyLinkStore": "discard", "com.facebook.LinkBench.DummyLinkStore": "discard",
 		"mysql": "mysql", "mariadb": "mysql", "LinkStoreMysql": "mysql", "com.facebook.LinkBench.LinkStoreMysql": "mysql",
 		"postgres": "postgres", "postgresql": "postgres", "pg": "postgres", "pgsql": "postgres",
 		"com.facebook.LinkBench.LinkStorePgsql": "postgres",
