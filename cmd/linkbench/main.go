@@ -18,8 +18,10 @@
 // (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
 // phase's latency table as CSV; -csvstream writes per-requester interval
 // statistics every displayfreq seconds; -store selects the store (memory,
-// discard, mysql or postgres; default: the linkstore key if it names one,
-// else memory). -keys lists every configuration key (name, default,
+// discard, mysql, postgres, or any other store registered with
+// store.Register: a build of this tool with a file that imports a store's
+// package for its init, import _ "example.com/yourstore", has it; default:
+// the linkstore key if it names one, else memory). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
@@ -150,7 +152,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
-	fs.StringVar(&o.store, "store", "", "store: memory, discard, mysql or postgres (default: the linkstore key, else memory)")
+	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else memory)")
 	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb or rocksdb) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
@@ -291,7 +293,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err != nil {
 		return fail(err)
 	}
-	if name != "mysql" && name != "postgres" && (o.dsn != "" || o.createSchema || o.deferIndex) {
+	builtin := isBuiltinStore(name)
+	if name != "mysql" && name != "postgres" && (builtin && o.dsn != "" || o.createSchema || o.deferIndex) {
 		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)})
 	}
 	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
