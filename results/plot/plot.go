@@ -38,6 +38,9 @@ type OpSeries struct {
 	// (the unit linkbench records latencies in).
 	Unit      time.Duration
 	Intervals []*hdr.Histogram
+	// P99, when not empty, is the p99 over time drawn (milliseconds);
+	// otherwise it is computed from Intervals.
+	P99 []Point
 }
 
 // Point is one value of a time series: T seconds after the start of the
@@ -47,6 +50,9 @@ type Point struct{ T, V float64 }
 // Series is one result to draw: one line of each panel.
 type Series struct {
 	Label string // the legend entry
+	// Start is the time the series' T = 0 stands for; zero means the
+	// earliest interval start of Ops.
+	Start time.Time
 	Ops   []OpSeries
 	// Rate, when not empty, is the throughput drawn over time (for
 	// example rows/s of a load); otherwise the throughput is computed from
@@ -124,8 +130,12 @@ func ReadLogFile(path string) ([]*hdr.Histogram, error) {
 	return hs, nil
 }
 
-// start returns the earliest interval start of s, in Unix milliseconds.
+// start returns Start, or the earliest interval start of s, in Unix
+// milliseconds.
 func (s Series) start() (int64, bool) {
+	if !s.Start.IsZero() {
+		return s.Start.UnixMilli(), true
+	}
 	var t int64
 	found := false
 	for _, o := range s.Ops {
@@ -187,8 +197,11 @@ func toMs(v int64, u time.Duration) float64 {
 
 // QuantileOverTime returns, for each interval of op with values, the value
 // at quantile q (0..1) in milliseconds, at the interval's end in seconds
-// from t0 (Unix milliseconds).
+// from t0 (Unix milliseconds); P99 when it is set and q is 0.99.
 func (o OpSeries) QuantileOverTime(q float64, t0 int64) []Point {
+	if q == 0.99 && len(o.P99) > 0 {
+		return o.P99
+	}
 	var pts []Point
 	for _, h := range o.Intervals {
 		if h.TotalCount() == 0 {
@@ -334,7 +347,7 @@ func opNames(series []Series, opts Options) []string {
 	var names []string
 	for _, s := range series {
 		for _, o := range s.Ops {
-			if !slices.Contains(names, o.Op) && o.Merged() != nil {
+			if !slices.Contains(names, o.Op) && (o.Merged() != nil || len(o.P99) > 0) {
 				names = append(names, o.Op)
 			}
 		}
@@ -403,7 +416,9 @@ func New(series []Series, opts Options) (*Figure, error) {
 				continue
 			}
 			t0, _ := s.start()
-			if err := addLine(overTime, o.QuantileOverTime(0.99, t0), i, s.Label, false); err != nil {
+			q := o.QuantileOverTime(0.99, t0)
+			drawn = drawn || len(q) > 0
+			if err := addLine(overTime, q, i, s.Label, false); err != nil {
 				return nil, err
 			}
 			d := o.Distribution()
