@@ -11,6 +11,8 @@
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
 //	linkbench -keys
+//	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
+//	linkbench plot [-title text] [-ops OP,...] FILE... -o out.png|out.svg
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -21,6 +23,13 @@
 // discard, mysql or postgres; default: the linkstore key if it names one,
 // else memory). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
+//
+// linkbench compare prints the load and query tables of result files (as
+// written by -results), one row per file in the order given, the label
+// last; -baseline adds, after each table, its rows divided by a baseline
+// row (a row number or a label). linkbench plot draws throughput and each
+// operation's p99 over time, and each operation's latency by percentile,
+// of result files overlaid, to a PNG or SVG file (-o).
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
@@ -263,6 +272,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			return 2
 		}
 		return 1
+	}
+	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
+		var err error
+		if args[0] == "compare" {
+			err = runCompare(args[1:], stdout, stderr)
+		} else {
+			err = runPlot(args[1:], stderr)
+		}
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case err != nil:
+			return fail(err)
+		}
+		return 0
 	}
 	o, err := parseArgs(args, stderr)
 	if err != nil {
