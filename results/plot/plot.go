@@ -34,8 +34,9 @@ import (
 // order, each with StartTimeMs and EndTimeMs set (as ReadLog returns them).
 type OpSeries struct {
 	Op string // the operation's name, e.g. "GET_LINKS_LIST"
-	// Unit is the duration of one histogram value; 0 means a microsecond
-	// (the unit linkbench records latencies in).
+	// Unit is the duration of one histogram value; 0 means a nanosecond
+	// (the unit linkbench records latencies in by default, and
+	// HdrHistogram's log convention).
 	Unit      time.Duration
 	Intervals []*hdr.Histogram
 	// P99, when not empty, is the p99 over time drawn (milliseconds);
@@ -187,10 +188,10 @@ func (s Series) Throughput() []Point {
 	return pts
 }
 
-// toMs converts histogram values in unit u (0: microseconds) to milliseconds.
+// toMs converts histogram values in unit u (0: nanoseconds) to milliseconds.
 func toMs(v int64, u time.Duration) float64 {
 	if u == 0 {
-		u = time.Microsecond
+		u = time.Nanosecond
 	}
 	return float64(v) * float64(u) / float64(time.Millisecond)
 }
