@@ -272,14 +272,17 @@ func seriesOf(f *results.File, path string) (plot.Series, error) {
 		if op, err := stats.ParseOp(o.Name); err != nil || op.IsSize() || o.Latency == nil {
 			continue
 		}
-		os := plot.OpSeries{Op: o.Name, P99: p99[o.Name]}
+		os := plot.OpSeries{Op: o.Name, Unit: f.HDRUnit}
 		if o.HDRLog != "" {
-			hs, err := plot.ReadLogFile(filepath.Join(filepath.Dir(path), o.HDRLog))
+			var err error
+			os, err = plot.ReadLogFile(filepath.Join(filepath.Dir(path), o.HDRLog), o.Name, f.HDRUnit)
 			if err != nil {
 				return s, err
 			}
-			os.Intervals = hs
 		}
+		// The p99 over time of the progress intervals, the HDR log's when
+		// the file has none.
+		os.P99 = p99[o.Name]
 		s.Ops = append(s.Ops, os)
 	}
 	return s, nil

@@ -4,9 +4,9 @@
 // PNG or SVG with gonum.org/v1/plot; it lives apart from the results
 // package so that the core library does not depend on a plotting library.
 //
-// The input is one Series per result: per operation, the interval
-// histograms of an HDR interval log (hdrhistogram-go's HistogramLogWriter
-// format, read by ReadLog), with their start and end times set.
+// The input is one Series per result: per operation, what its HDR
+// interval log (hdrhistogram-go's HistogramLogWriter format, read by
+// ReadLog) holds: per interval the count and p99, and all values merged.
 package plot
 
 import (
@@ -30,18 +30,41 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// OpSeries is one operation of a result: its interval histograms in time
-// order, each with StartTimeMs and EndTimeMs set (as ReadLog returns them).
+// OpSeries is one operation of a result: its intervals in time order and
+// its values over all of them.
 type OpSeries struct {
 	Op string // the operation's name, e.g. "GET_LINKS_LIST"
 	// Unit is the duration of one histogram value; 0 means a nanosecond
 	// (the unit linkbench records latencies in by default, and
 	// HdrHistogram's log convention).
 	Unit      time.Duration
-	Intervals []*hdr.Histogram
+	Intervals []IntervalStat
+	// Hist holds every value of the operation (nil: none); its
+	// percentile distribution is drawn.
+	Hist *hdr.Histogram
 	// P99, when not empty, is the p99 over time drawn (milliseconds);
-	// otherwise it is computed from Intervals.
+	// otherwise it is Intervals' P99.
 	P99 []Point
+}
+
+// IntervalStat is what one interval histogram of an operation holds.
+type IntervalStat struct {
+	StartMs, EndMs int64 // Unix milliseconds (or relative: only differences count)
+	Count          int64 // values recorded
+	P99            int64 // the value at the 99th percentile, in OpSeries.Unit
+}
+
+// AddInterval appends interval histogram h (StartTimeMs and EndTimeMs
+// set) to o: its count and p99, and its values to o.Hist. h is not kept.
+func (o *OpSeries) AddInterval(h *hdr.Histogram) {
+	o.Intervals = append(o.Intervals, IntervalStat{StartMs: h.StartTimeMs(), EndMs: h.EndTimeMs(), Count: h.TotalCount(), P99: h.ValueAtQuantile(99)})
+	if h.TotalCount() == 0 {
+		return
+	}
+	if o.Hist == nil {
+		o.Hist = hdr.New(max(1, h.LowestTrackableValue()), h.HighestTrackableValue(), int(h.SignificantFigures()))
+	}
+	o.Hist.Merge(h)
 }
 
 // Point is one value of a time series: T seconds after the start of the
@@ -98,37 +121,36 @@ func lineStyle(i int) draw.LineStyle {
 	return s
 }
 
-// ReadLog reads every interval histogram of an HDR interval log
-// (hdrhistogram-go's HistogramLogWriter format, also written by Java
-// HdrHistogram's HistogramLogWriter), in order, with StartTimeMs and
-// EndTimeMs set.
-func ReadLog(r io.Reader) ([]*hdr.Histogram, error) {
+// ReadLog reads the HDR interval log of operation op (hdrhistogram-go's
+// HistogramLogWriter format, also Java HdrHistogram's), values in unit
+// (0: nanoseconds), one interval at a time: the histograms are not kept.
+func ReadLog(r io.Reader, op string, unit time.Duration) (OpSeries, error) {
+	o := OpSeries{Op: op, Unit: unit}
 	lr := hdr.NewHistogramLogReader(r)
-	var hs []*hdr.Histogram
 	for {
 		h, err := lr.NextIntervalHistogram()
 		if err != nil {
-			return nil, fmt.Errorf("plot: reading HDR interval log: %w", err)
+			return o, fmt.Errorf("plot: reading the HDR interval log of %s: %w", op, err)
 		}
 		if h == nil {
-			return hs, nil
+			return o, nil
 		}
-		hs = append(hs, h)
+		o.AddInterval(h)
 	}
 }
 
 // ReadLogFile reads the HDR interval log at path (see ReadLog).
-func ReadLogFile(path string) ([]*hdr.Histogram, error) {
+func ReadLogFile(path, op string, unit time.Duration) (OpSeries, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
+		return OpSeries{}, fmt.Errorf("plot: %w", err)
 	}
 	defer f.Close()
-	hs, err := ReadLog(f)
+	o, err := ReadLog(f, op, unit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return o, fmt.Errorf("%s: %w", path, err)
 	}
-	return hs, nil
+	return o, nil
 }
 
 // start returns Start, or the earliest interval start of s, in Unix
@@ -140,9 +162,9 @@ func (s Series) start() (int64, bool) {
 	var t int64
 	found := false
 	for _, o := range s.Ops {
-		for _, h := range o.Intervals {
-			if !found || h.StartTimeMs() < t {
-				t, found = h.StartTimeMs(), true
+		for _, iv := range o.Intervals {
+			if !found || iv.StartMs < t {
+				t, found = iv.StartMs, true
 			}
 		}
 	}
@@ -165,8 +187,8 @@ func (s Series) Throughput() []Point {
 	type span struct{ start, end int64 }
 	counts := map[span]int64{}
 	for _, o := range s.Ops {
-		for _, h := range o.Intervals {
-			counts[span{h.StartTimeMs(), h.EndTimeMs()}] += h.TotalCount()
+		for _, iv := range o.Intervals {
+			counts[span{iv.StartMs, iv.EndMs}] += iv.Count
 		}
 	}
 	spans := make([]span, 0, len(counts))
@@ -196,36 +218,21 @@ func toMs(v int64, u time.Duration) float64 {
 	return float64(v) * float64(u) / float64(time.Millisecond)
 }
 
-// QuantileOverTime returns, for each interval of op with values, the value
-// at quantile q (0..1) in milliseconds, at the interval's end in seconds
-// from t0 (Unix milliseconds); P99 when it is set and q is 0.99.
-func (o OpSeries) QuantileOverTime(q float64, t0 int64) []Point {
-	if q == 0.99 && len(o.P99) > 0 {
+// P99OverTime returns P99 when it is set, otherwise for each interval with
+// values its p99 in milliseconds, at the interval's end in seconds from t0
+// (Unix milliseconds).
+func (o OpSeries) P99OverTime(t0 int64) []Point {
+	if len(o.P99) > 0 {
 		return o.P99
 	}
 	var pts []Point
-	for _, h := range o.Intervals {
-		if h.TotalCount() == 0 {
+	for _, iv := range o.Intervals {
+		if iv.Count == 0 {
 			continue
 		}
-		pts = append(pts, Point{T: float64(h.EndTimeMs()-t0) / 1000, V: toMs(h.ValueAtQuantile(100*q), o.Unit)})
+		pts = append(pts, Point{T: float64(iv.EndMs-t0) / 1000, V: toMs(iv.P99, o.Unit)})
 	}
 	return pts
-}
-
-// Merged returns the sum of op's interval histograms, nil without values.
-func (o OpSeries) Merged() *hdr.Histogram {
-	var m *hdr.Histogram
-	for _, h := range o.Intervals {
-		if h.TotalCount() == 0 {
-			continue
-		}
-		if m == nil {
-			m = hdr.New(max(1, h.LowestTrackableValue()), h.HighestTrackableValue(), int(h.SignificantFigures()))
-		}
-		m.Merge(h)
-	}
-	return m
 }
 
 // pointsPerDecade is the resolution of a percentile-distribution curve.
@@ -236,8 +243,8 @@ const pointsPerDecade = 40
 // median's left end, 10 at the 90th percentile, 100 at the 99th, ...) up
 // to the count of values, and the value at quantile q in milliseconds.
 func (o OpSeries) Distribution() []Point {
-	m := o.Merged()
-	if m == nil {
+	m := o.Hist
+	if m == nil || m.TotalCount() == 0 {
 		return nil
 	}
 	n := float64(m.TotalCount())
@@ -348,7 +355,7 @@ func opNames(series []Series, opts Options) []string {
 	var names []string
 	for _, s := range series {
 		for _, o := range s.Ops {
-			if !slices.Contains(names, o.Op) && (o.Merged() != nil || len(o.P99) > 0) {
+			if !slices.Contains(names, o.Op) && (o.Hist != nil || len(o.P99) > 0) {
 				names = append(names, o.Op)
 			}
 		}
@@ -417,7 +424,7 @@ func New(series []Series, opts Options) (*Figure, error) {
 				continue
 			}
 			t0, _ := s.start()
-			q := o.QuantileOverTime(0.99, t0)
+			q := o.P99OverTime(t0)
 			drawn = drawn || len(q) > 0
 			if err := addLine(overTime, q, i, s.Label, false); err != nil {
 				return nil, err

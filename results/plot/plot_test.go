@@ -65,14 +65,14 @@ func testSeries(t *testing.T) []Series {
 			count := func(i int) int { return (1000 + 100*i) / (k + 1) }
 			log := writeLog(t, start, 10, count,
 				func(i, j int) int64 { return int64((j*1000/count(i) + 1) * (o + 1) * (k + 1)) })
-			hs, err := ReadLog(bytes.NewReader(log))
+			os, err := ReadLog(bytes.NewReader(log), op, time.Microsecond)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hs) != 10 {
-				t.Fatalf("ReadLog: %d intervals, want 10", len(hs))
+			if len(os.Intervals) != 10 {
+				t.Fatalf("ReadLog: %d intervals, want 10", len(os.Intervals))
 			}
-			s.Ops = append(s.Ops, OpSeries{Op: op, Unit: time.Microsecond, Intervals: hs})
+			s.Ops = append(s.Ops, os)
 		}
 		out = append(out, s)
 	}
@@ -94,7 +94,7 @@ func TestSeriesFigures(t *testing.T) {
 	}
 	// UPDATE_LINK of rocksdb: values 4..4000 us, uniform: p99 about 3.96 ms.
 	t0, _ := series[1].start()
-	q := series[1].Ops[1].QuantileOverTime(0.99, t0)
+	q := series[1].Ops[1].P99OverTime(t0)
 	if len(q) != 10 {
 		t.Fatalf("p99 over time: %d points, want 10", len(q))
 	}
@@ -116,7 +116,7 @@ func TestSeriesFigures(t *testing.T) {
 	if math.Abs(at100-3.96) > 0.04 {
 		t.Errorf("distribution at x=100 (p99) = %g ms, want 3.96 ± 0.04", at100)
 	}
-	m := series[1].Ops[1].Merged()
+	m := series[1].Ops[1].Hist
 	if last := d[len(d)-1]; last.T != float64(m.TotalCount()) {
 		t.Errorf("distribution ends at x=%g, want the count %d", last.T, m.TotalCount())
 	}
