@@ -65,6 +65,9 @@ type File struct {
 	Errors   int64 `json:"errors,omitempty"`
 	// Ops holds one entry per operation recorded, in LinkBench's order.
 	Ops []Op `json:"ops"`
+	// HDRUnit is the unit of the values in the ops' HDR interval logs
+	// (time.Nanosecond by default; JSON: nanoseconds).
+	HDRUnit time.Duration `json:"hdr_unit_ns,omitempty"`
 	// ErrorClasses counts the errors by class; Retries the store's retries
 	// by name; Counters are the store's other metrics.
 	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
@@ -107,7 +110,8 @@ type Op struct {
 	Sizes   *stats.Summary `json:"sizes,omitempty"`
 	// HDRLog is the file name, relative to the result file's directory, of
 	// the op's HDR interval log (hdrhistogram-go's HistogramLogWriter
-	// format, microsecond values); empty when none was written.
+	// format, one histogram per progress interval, values in units of
+	// File.HDRUnit; rows for a size op); empty when none was written.
 	HDRLog string `json:"hdr_log,omitempty"`
 }
 

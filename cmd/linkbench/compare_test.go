@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/results/plot"
 	"github.com/linkbench-go/linkbench/stats"
 )
 
@@ -261,7 +263,7 @@ func TestCompareBadInput(t *testing.T) {
 func writePlotResult(t *testing.T, dir, label string, k int) string {
 	t.Helper()
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	f := &results.File{Label: label, Phase: stats.PhaseRequest, Store: "memory", Start: start, End: start.Add(10 * time.Second), Seconds: 10, Requests: 20000}
+	f := &results.File{Label: label, Phase: stats.PhaseRequest, Store: "memory", Start: start, End: start.Add(10 * time.Second), Seconds: 10, Requests: 20000, HDRUnit: time.Microsecond}
 	for o, name := range []string{"GET_NODE", "UPDATE_LINK"} {
 		var buf bytes.Buffer
 		w := hdr.NewHistogramLogWriter(&buf)
@@ -302,6 +304,31 @@ func writePlotResult(t *testing.T, dir, label string, k int) string {
 func TestPlotCommand(t *testing.T) {
 	dir := t.TempDir()
 	a, b := writePlotResult(t, dir, "fast", 1), writePlotResult(t, dir, "slow", 3)
+	// The series read from a result file: its intervals' rates, and its
+	// HDR logs in the file's unit (microseconds here).
+	rf, err := results.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := seriesOf(rf, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Label != "slow" || len(s.Rate) != 10 || s.Rate[9] != (plot.Point{T: 10, V: 666}) {
+		t.Errorf("series %q, rate %v; want slow, 10 points ending at {10 666}", s.Label, s.Rate)
+	}
+	if len(s.Ops) != 2 || s.Ops[1].Op != "UPDATE_LINK" {
+		t.Fatalf("series ops %+v, want GET_NODE and UPDATE_LINK (no RANGE_SIZE)", s.Ops)
+	}
+	// UPDATE_LINK of "slow": 6..6000 us evenly: p99 5.94 ms.
+	for _, p := range s.Ops[1].Distribution() {
+		if math.Abs(p.T-100) < 1e-9 && math.Abs(p.V-5.94) > 0.01 {
+			t.Errorf("UPDATE_LINK p99 from the HDR log = %g ms, want 5.94", p.V)
+		}
+	}
+	if p := s.Ops[1].P99OverTime(rf.Start.UnixMilli()); len(p) != 10 || math.Abs(p[0].T-1) > 1e-9 || math.Abs(p[0].V-5.94) > 0.01 {
+		t.Errorf("UPDATE_LINK p99 over time %v, want 10 points from {1 5.94}", p)
+	}
 	pngPath, svgPath := filepath.Join(dir, "out.png"), filepath.Join(dir, "out.svg")
 	if code, out, errs := runCLI(t, "plot", a, b, "-o", pngPath, "-title", "fast vs slow"); code != 0 || out != "" {
 		t.Fatalf("plot png: exit %d, stdout %q, stderr %q", code, out, errs)
