@@ -181,7 +181,7 @@ func rowName(r results.Row) string {
 }
 
 // plotUsage is the plot subcommand's synopsis.
-const plotUsage = "usage: linkbench plot [-title text] [-ops OP,...] FILE... -o out.png|out.svg"
+const plotUsage = "usage: linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg"
 
 // runPlot is "linkbench plot": throughput and per-op p99 over time, and
 // per-op latency by percentile, of result files overlaid, as PNG or SVG.
@@ -190,6 +190,7 @@ func runPlot(args []string, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "write the figure to `file` (.png or .svg)")
 	title := fs.String("title", "", "the figure's title")
+	logY := fs.Bool("logy", false, "draw latencies on a logarithmic axis")
 	ops := fs.String("ops", "", "the operations drawn, comma-separated (default: every latency operation recorded)")
 	paths, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -210,7 +211,7 @@ func runPlot(args []string, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usageError{fmt.Errorf("plot: no result file given (%s)", plotUsage)}
 	}
-	opts := plot.Options{Title: *title}
+	opts := plot.Options{Title: *title, LogY: *logY}
 	if *ops != "" {
 		for _, name := range strings.Split(*ops, ",") {
 			op, err := stats.ParseOp(strings.TrimSpace(name))

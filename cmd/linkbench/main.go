@@ -12,7 +12,7 @@
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
-//	linkbench plot [-title text] [-ops OP,...] FILE... -o out.png|out.svg
+//	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one

@@ -92,6 +92,10 @@ type Options struct {
 	Ops       []string  // the operations drawn, in this order; default: every op with values, in first-seen order
 	Width     vg.Length // default 10 inches
 	RowHeight vg.Length // the height of each row of panels; default 2.6 inches
+	// LogY draws latencies (p99 over time, latency by percentile) on a
+	// logarithmic axis, for tails that are orders of magnitude above the
+	// median; values <= 0 are then left out.
+	LogY bool
 }
 
 // colors is a dark palette (plotutil's soft one is hard to read on white).
@@ -259,6 +263,17 @@ func (o OpSeries) Distribution() []Point {
 	return pts
 }
 
+// positive returns the points of pts with V > 0.
+func positive(pts []Point) []Point {
+	out := make([]Point, 0, len(pts))
+	for _, p := range pts {
+		if p.V > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // percentileTicks labels a 1/(1−q) axis in percentiles: a major tick at
 // each power of ten (0%, 90%, 99%, 99.9%, ...) and minor ticks between.
 type percentileTicks struct{}
@@ -418,6 +433,13 @@ func New(series []Series, opts Options) (*Figure, error) {
 		dist.X.Scale = gplot.LogScale{}
 		dist.X.Tick.Marker = percentileTicks{}
 		dist.Legend.Left = true
+		if opts.LogY {
+			for _, p := range []*gplot.Plot{overTime, dist} {
+				p.Y.Scale = gplot.LogScale{}
+				p.Y.Tick.Marker = gplot.LogTicks{Prec: -1}
+				p.Y.Min = math.Inf(1) // set from the data
+			}
+		}
 		for i, s := range series {
 			o, ok := findOp(s, name)
 			if !ok {
@@ -425,18 +447,26 @@ func New(series []Series, opts Options) (*Figure, error) {
 			}
 			t0, _ := s.start()
 			q := o.P99OverTime(t0)
-			drawn = drawn || len(q) > 0
+			d := o.Distribution()
+			if opts.LogY {
+				q, d = positive(q), positive(d)
+			}
+			drawn = drawn || len(q) > 0 || len(d) > 0
 			if err := addLine(overTime, q, i, s.Label, false); err != nil {
 				return nil, err
 			}
-			d := o.Distribution()
-			drawn = drawn || len(d) > 0
 			if err := addLine(dist, d, i, s.Label, true); err != nil {
 				return nil, err
 			}
 		}
-		if dist.X.Min < 1 {
-			dist.X.Min = 1
+		if !(dist.X.Min <= dist.X.Max) {
+			dist.X.Min, dist.X.Max = 1, 10 // no data: a range the log axis can draw
+		}
+		dist.X.Min = max(dist.X.Min, 1)
+		for _, p := range []*gplot.Plot{overTime, dist} {
+			if opts.LogY && !(p.Y.Min > 0 && p.Y.Min <= p.Y.Max) {
+				p.Y.Min, p.Y.Max = 0.001, 1 // no data: a range a log axis can draw
+			}
 		}
 		f.rows = append(f.rows, []*gplot.Plot{overTime, dist})
 	}

@@ -222,3 +222,32 @@ func TestErrors(t *testing.T) {
 		t.Error("New with no data: no error")
 	}
 }
+
+// TestLogY draws latencies on log axes, including a panel of an operation
+// no series has (a log axis needs a positive range even then).
+func TestLogY(t *testing.T) {
+	var buf bytes.Buffer
+	fig, err := New(testSeries(t), Options{LogY: true, Ops: []string{"GET_NODE", "ADD_NODE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fig.WriteTo(&buf, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">0.1<", ">1<", "ADD_NODE p99"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("log-axis SVG lacks %q", want)
+		}
+	}
+	if err := fig.WriteTo(io.Discard, "gif"); err == nil {
+		t.Error("WriteTo gif: no error")
+	}
+	// The same empty panel on linear latency axes.
+	fig, err = New(testSeries(t), Options{Ops: []string{"ADD_NODE", "GET_NODE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fig.WriteTo(io.Discard, "png"); err != nil {
+		t.Fatal(err)
+	}
+}
