@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -170,6 +171,50 @@ func TestMySQLResults(t *testing.T) {
 		// still queued in a requester's recorder are in the report only.
 		if lo := (op.Successes + op.Misses) * 9 / 10; n < lo || n > op.Count {
 			t.Errorf("%s: %d values in the HDR log, want %d..%d", op.HDRLog, n, lo, op.Count)
+		}
+	}
+}
+
+// TestStepsAndSweep: on the memory store, -steps 2 with -D requesters=1,2
+// runs four request phases on the same data, tagged L1.P1, L2.P1, L1.P2,
+// L2.P2, each with its requesters, its result file and its row in the
+// query table; a sweep alone tags P1, P2.
+func TestStepsAndSweep(t *testing.T) {
+	dir := t.TempDir()
+	graph := []string{"-D", "maxid1=501", "-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=0",
+		"-D", "maxtime=1", "-D", "progressfreq=1", "-results", dir, "-java-percentiles", "-table", "csv"}
+	code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-steps", "2", "-D", "requesters=1,2", "-label", "mem")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for i, tag := range []string{"L1.P1", "L2.P1", "L1.P2", "L2.P2"} {
+		f, err := results.Read(filepath.Join(dir, "mem.request."+tag+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1 + i/2; f.Tag != tag || f.Threads != want || f.Requests == 0 || f.Label != "mem" {
+			t.Errorf("%s: tag %q, %d requesters (want %d), %d requests, label %q", tag, f.Tag, f.Threads, want, f.Requests, f.Label)
+		}
+		if !strings.Contains(out, ","+tag+",mem\n") {
+			t.Errorf("no query table CSV row for %s:\n%s", tag, out)
+		}
+	}
+	if _, err := results.Read(filepath.Join(dir, "mem.load.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out, "tps,r/t,rkb/t,wkb/t,Mcpu/t,sMcpu/t,size,rss,un,gn,ul,gl,r/s,rMB/s,wMB/s,cpu,tag,label\n") {
+		t.Errorf("no query table CSV header:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^GET_NODE count = \d+  p25 = \[[0-9.]+,[0-9.]+\]ms  p50 = .*threads = \d+$`).MatchString(out) {
+		t.Errorf("no bucket-range percentile line:\n%s", out)
+	}
+	code, out, stderr = runCLI(t, append(graph, "-l", "-r", "-D", "requesters=1,2")...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, tag := range []string{"P1", "P2"} {
+		if _, err := results.Read(filepath.Join(dir, "request."+tag+".json")); err != nil {
+			t.Error(err)
 		}
 	}
 }
