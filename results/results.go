@@ -60,7 +60,12 @@ type File struct {
 	// Rows is the rows a load wrote (nodes, links and counts), Requests
 	// the requests a request phase made (failed ones included); Errors the
 	// failed requests.
-	Rows     int64 `json:"rows,omitempty"`
+	Rows int64 `json:"rows,omitempty"`
+	// Nodes, Links and Counts are a load's rows by table (Rows is their
+	// sum).
+	Nodes    int64 `json:"nodes,omitempty"`
+	Links    int64 `json:"links,omitempty"`
+	Counts   int64 `json:"counts,omitempty"`
 	Requests int64 `json:"requests,omitempty"`
 	Errors   int64 `json:"errors,omitempty"`
 	// Ops holds one entry per operation recorded, in LinkBench's order.

@@ -477,11 +477,6 @@ func (r *runner) check() error {
 			return err
 		}
 	}
-	if o.resultsDir != "" {
-		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
-			return usageError{fmt.Errorf("-results: %w", err)}
-		}
-	}
 	return nil
 }
 
@@ -559,6 +554,11 @@ func (r *runner) openOutputs() (func(), error) {
 		}
 		closers = append(closers, func() { f.Close() })
 		return f, nil
+	}
+	if o.resultsDir != "" {
+		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
+			return closeAll, usageError{fmt.Errorf("-results: %w", err)}
+		}
 	}
 	if o.csvStats != "" {
 		f, err := create("-csvstats", o.csvStats)

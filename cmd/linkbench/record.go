@@ -163,7 +163,8 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 		}
 	}
 	if rep.Load != nil {
-		f.Rows = rep.Load.Nodes + rep.Load.Links + rep.Load.Counts
+		f.Nodes, f.Links, f.Counts = rep.Load.Nodes, rep.Load.Links, rep.Load.Counts
+		f.Rows = f.Nodes + f.Links + f.Counts
 		f.Threads = cfg.Loaders
 	}
 	if rep.Request != nil {
