@@ -333,30 +333,16 @@ func TestPlotCommand(t *testing.T) {
 	if code, out, errs := runCLI(t, "plot", a, b, "-o", pngPath, "-title", "fast vs slow"); code != 0 || out != "" {
 		t.Fatalf("plot png: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	f, err := os.Open(pngPath)
+	checkPNG(t, pngPath)
+	img, err := os.Open(pngPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatalf("decoding %s: %v", pngPath, err)
-	}
+	cfg, err := png.DecodeConfig(img)
+	img.Close()
 	// 10 in at 96 dpi; the throughput row and one row per op (2) of 2.6 in, and the title.
-	if b := img.Bounds(); b.Dx() != 960 || b.Dy() != 787 {
-		t.Errorf("PNG is %dx%d, want 960x787", b.Dx(), b.Dy())
-	}
-	nonWhite := 0
-	bd := img.Bounds()
-	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
-			if r, g, bl, _ := img.At(x, y).RGBA(); r != 0xffff || g != 0xffff || bl != 0xffff {
-				nonWhite++
-			}
-		}
-	}
-	if frac := float64(nonWhite) / float64(bd.Dx()*bd.Dy()); frac < 0.01 {
-		t.Errorf("PNG is nearly blank: %.4f of pixels not white", frac)
+	if err != nil || cfg.Width != 960 || cfg.Height != 787 {
+		t.Errorf("PNG is %dx%d (%v), want 960x787", cfg.Width, cfg.Height, err)
 	}
 	if code, _, errs := runCLI(t, "plot", "-ops", "UPDATE_LINK", a, b, "-o", svgPath); code != 0 {
 		t.Fatalf("plot svg: exit %d, stderr %q", code, errs)
@@ -386,5 +372,73 @@ func TestPlotCommand(t *testing.T) {
 	}
 	if strings.Contains(text.String(), "GET_NODE") || strings.Contains(text.String(), "RANGE_SIZE") {
 		t.Error("SVG drew an operation -ops left out")
+	}
+}
+
+// checkCompareAndPlot runs compare and plot on the result files at paths
+// (a load, then request steps, of one label), as the acceptance run
+// against a real server does: every numeric column of both tables is
+// printed with a value, the query table gets a ratio row per step after
+// the first, and plot writes a PNG that decodes.
+func checkCompareAndPlot(t *testing.T, paths []string) {
+	t.Helper()
+	code, out, errs := runCLI(t, append([]string{"compare", "-format", "csv", "-baseline", "1"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errs)
+	}
+	t.Logf("linkbench compare -format csv -baseline 1:\n%s", out)
+	blocks := csvBlocks(t, out)
+	if len(blocks) != 3 {
+		t.Fatalf("compare printed %d tables, want load, query, query ratios:\n%s", len(blocks), out)
+	}
+	for bi, b := range blocks {
+		if len(b) < 2 {
+			t.Errorf("table %d has no row", bi)
+			continue
+		}
+		for _, row := range b[1:] {
+			for j, h := range b[0] {
+				if h != "tag" && h != "label" && (row[j] == "-" || row[j] == "") {
+					t.Errorf("table %d (%s), row %q: column %s has no value", bi, b[0][0], row[len(row)-1], h)
+				}
+			}
+		}
+	}
+	if got := len(blocks[2]) - 1; got != len(paths)-2 {
+		t.Errorf("%d ratio rows, want %d", got, len(paths)-2)
+	}
+	png := filepath.Join(t.TempDir(), "run.png")
+	if code, _, errs := runCLI(t, append([]string{"plot", "-o", png}, paths...)...); code != 0 {
+		t.Fatalf("plot: exit %d: %s", code, errs)
+	}
+	checkPNG(t, png)
+}
+
+// checkPNG decodes the PNG at path and fails if it is nearly blank.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", path, err)
+	}
+	b := img.Bounds()
+	nonWhite := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r != 0xffff || g != 0xffff || bl != 0xffff {
+				nonWhite++
+			}
+		}
+	}
+	if b.Dx() < 500 || b.Dy() < 500 {
+		t.Errorf("%s is %dx%d, want at least 500x500", path, b.Dx(), b.Dy())
+	}
+	if frac := float64(nonWhite) / float64(b.Dx()*b.Dy()); frac < 0.01 {
+		t.Errorf("%s is nearly blank: %.4f of pixels not white", path, frac)
 	}
 }

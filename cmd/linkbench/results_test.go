@@ -135,6 +135,9 @@ func TestMySQLResults(t *testing.T) {
 	}
 	t.Logf("load: %d rows in %.3f s, ips %.0f; tables:\n%s%s", rows, lf.Seconds, ips, out[strings.LastIndex(out, "load:"):], out2[strings.LastIndex(out2, "query:"):])
 
+	// linkbench compare prints every column of both tables, and plot draws them.
+	checkCompareAndPlot(t, []string{filepath.Join(dir, engine+".load.json"), filepath.Join(dir, engine+".request.L1.P4.json"), filepath.Join(dir, engine+".request.L2.P4.json")})
+
 	// Each request step's HDR logs hold its GET_NODE values.
 	for _, f := range files[1:] {
 		if f.Phase != stats.PhaseRequest || len(f.Intervals) == 0 {
