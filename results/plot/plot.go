@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -317,7 +318,8 @@ func xys(pts []Point) plotter.XYs {
 }
 
 // addLine draws pts as series i's line in p, with a legend entry when
-// legend is set. A single point is drawn as a short mark so it shows.
+// legend is set. A single point (or a segment of one) is drawn as a dot
+// so it shows.
 func addLine(p *gplot.Plot, pts []Point, i int, label string, legend bool) error {
 	if len(pts) == 0 {
 		return nil
@@ -344,6 +346,59 @@ func addLine(p *gplot.Plot, pts []Point, i int, label string, legend bool) error
 	return nil
 }
 
+// addTimeLine draws a time series as addLine does, broken where
+// intervals have no values: wherever consecutive points are more than
+// twice the median distance apart (with at least three points).
+func addTimeLine(p *gplot.Plot, pts []Point, i int, label string, legend bool) error {
+	segs := splitGaps(pts)
+	for k, seg := range segs {
+		if err := addLine(p, seg, i, label, legend && k == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitGaps splits pts (in time order) where consecutive points are more
+// than twice the median distance apart.
+func splitGaps(pts []Point) [][]Point {
+	if len(pts) < 3 {
+		return [][]Point{pts}
+	}
+	d := make([]float64, len(pts)-1)
+	for k := range d {
+		d[k] = pts[k+1].T - pts[k].T
+	}
+	sorted := slices.Clone(d)
+	slices.Sort(sorted)
+	limit := 2 * sorted[len(sorted)/2]
+	var segs [][]Point
+	start := 0
+	for k, dk := range d {
+		if dk > limit {
+			segs = append(segs, pts[start:k+1])
+			start = k + 1
+		}
+	}
+	return append(segs, pts[start:])
+}
+
+// numberTicks are gonum's default ticks with plain labels: 5000000 and
+// 250 rather than 5000000.00 and 250.00.
+type numberTicks struct{}
+
+// Ticks implements gonum's plot.Ticker.
+func (numberTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ts := gplot.DefaultTicks{}.Ticks(lo, hi)
+	for k := range ts {
+		if ts[k].Label != "" {
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(ts[k].Value, 'g', 10, 64), 64)
+			ts[k].Label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return ts
+}
+
 func newPlot(title, x, y string) *gplot.Plot {
 	p := gplot.New()
 	p.Title.Text = title
@@ -357,6 +412,8 @@ func newPlot(title, x, y string) *gplot.Plot {
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker = numberTicks{}
+	p.Y.Tick.Marker = numberTicks{}
 	p.Y.Min = 0
 	return p
 }
@@ -422,7 +479,7 @@ func New(series []Series, opts Options) (*Figure, error) {
 	for i, s := range series {
 		pts := s.Throughput()
 		drawn = drawn || len(pts) > 0
-		if err := addLine(f.rate, pts, i, s.Label, true); err != nil {
+		if err := addTimeLine(f.rate, pts, i, s.Label, true); err != nil {
 			return nil, err
 		}
 	}
@@ -452,7 +509,7 @@ func New(series []Series, opts Options) (*Figure, error) {
 				q, d = positive(q), positive(d)
 			}
 			drawn = drawn || len(q) > 0 || len(d) > 0
-			if err := addLine(overTime, q, i, s.Label, false); err != nil {
+			if err := addTimeLine(overTime, q, i, s.Label, false); err != nil {
 				return nil, err
 			}
 			if err := addLine(dist, d, i, s.Label, true); err != nil {

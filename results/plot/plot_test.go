@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -249,5 +250,25 @@ func TestLogY(t *testing.T) {
 	}
 	if err := fig.WriteTo(io.Discard, "png"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestSplitGaps(t *testing.T) {
+	pts := []Point{{1, 1}, {2, 1}, {3, 1}, {9, 1}, {10, 1}, {11, 1}, {30, 1}}
+	segs := splitGaps(pts)
+	var lens []int
+	for _, s := range segs {
+		lens = append(lens, len(s))
+	}
+	if fmt.Sprint(lens) != "[3 3 1]" {
+		t.Errorf("splitGaps: segment lengths %v, want [3 3 1]", lens)
+	}
+	if got := splitGaps(pts[:2]); len(got) != 1 {
+		t.Errorf("splitGaps of 2 points: %d segments, want 1", len(got))
+	}
+	for _, tk := range (numberTicks{}).Ticks(0, 5e6) {
+		if strings.Contains(tk.Label, ".") || strings.Contains(tk.Label, "e") {
+			t.Errorf("tick label %q, want a plain integer", tk.Label)
+		}
 	}
 }
