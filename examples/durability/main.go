@@ -59,7 +59,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -387,14 +386,4 @@ func randomPassword() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return "r" + hex.EncodeToString(b)
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

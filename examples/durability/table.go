@@ -14,18 +14,22 @@ func writeTable(w io.Writer, o *options, results []result) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "engine\tbinlog\tdurability\treplica\tworkload\ttx\telapsed_s\tcommits/s\tfsync/commit\tinnodb\trocksdb_wal\tbinlog_sync\tgroup_commit\tcatchup_s\t")
-	var notes []string
+	fmt.Fprintln(tw, "engine\tbinlog\tdurability\treplica\tworkload\ttx\telapsed_s\tcommits/s\tfsync/commit\tinnodb\trocksdb_wal\tbinlog_sync\tgroup_commit\tcatchup_s\t note")
+	var failures []string
 	for _, r := range results {
 		c := r.Cell
 		row := []string{c.Engine, onOff(c.Binlog), c.Durability, noneOne(c.Replica), r.Workload}
+		note := ""
+		if r.Err != nil {
+			note = " FAILED (below)"
+			failures = append(failures, fmt.Sprintf("%s %s: FAILED: %v", c, r.Workload, r.Err))
+		}
 		switch {
 		case r.Skip != "":
 			row = append(row, dashes(9)...)
-			notes = append(notes, fmt.Sprintf("%s: %s", c, r.Skip))
+			note = " " + r.Skip
 		case r.Transactions == 0 || r.Elapsed == 0:
 			row = append(row, dashes(9)...)
-			notes = append(notes, fmt.Sprintf("%s %s: FAILED: %v", c, r.Workload, r.Err))
 		default:
 			sec := r.Elapsed.Seconds()
 			in, rk, bl := r.fsyncs()
@@ -45,18 +49,15 @@ func writeTable(w io.Writer, o *options, results []result) {
 			}
 			row = append(row, fmt.Sprint(r.Transactions), fmt.Sprintf("%.2f", sec),
 				fmt.Sprintf("%.0f", float64(r.Commits)/sec), per(in+rk+bl), per(in), per(rk), per(bl), gc, cu)
-			if r.Err != nil {
-				notes = append(notes, fmt.Sprintf("%s %s: FAILED: %v", c, r.Workload, r.Err))
-			}
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t"+note)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "fsync/commit = innodb (Innodb_data_fsyncs: redo log and data files) + rocksdb_wal (Rocksdb_wal_synced) + binlog_sync")
 	fmt.Fprintln(w, "  (Binlog_group_commits when sync_binlog=1: MariaDB counts no binlog fsyncs), per commit (Com_commit + autocommit node writes);")
 	fmt.Fprintln(w, "  group_commit = Binlog_commits / Binlog_group_commits; catchup_s = replica at the master's GTID position, after the master's end.")
-	for _, n := range notes {
-		fmt.Fprintln(w, "note:", n)
+	for _, f := range failures {
+		fmt.Fprintln(w, f)
 	}
 	writeSideBySide(w, o, results)
 }
@@ -77,14 +78,12 @@ func writeSideBySide(w io.Writer, o *options, results []result) {
 		binlog, replica bool
 		workload        string
 	}
+	// A setting gets a table when at least one of its cells ran.
 	var order []key
 	seen := map[key]bool{}
 	for _, r := range results {
 		k := key{r.Cell.Binlog, r.Cell.Replica, r.Workload}
-		if r.Skip != "" && r.Cell.Engine != engineTokuDB {
-			continue
-		}
-		if !seen[k] {
+		if r.Skip == "" && !seen[k] {
 			seen[k] = true
 			order = append(order, k)
 		}
@@ -117,4 +116,3 @@ func writeSideBySide(w io.Writer, o *options, results []result) {
 		tw.Flush()
 	}
 }
-
