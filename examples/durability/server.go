@@ -94,6 +94,9 @@ func installTemplate(ctx context.Context, b binaries, dir string) error {
 	cmd := exec.CommandContext(ctx, b.installDB, "--no-defaults", "--user="+b.user, "--datadir="+dir,
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Cancelled, the script and the mariadbd --bootstrap it runs go
+	// together: they are a process group of their own.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -111,6 +111,7 @@ func (e *runEnv) sysbench(ctx context.Context, c cell, master, replica *server) 
 func (e *runEnv) runSysbench(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, e.o.sysbench, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var b strings.Builder
 	cmd.Stdout, cmd.Stderr = &b, &b
 	err := cmd.Run()
