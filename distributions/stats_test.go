@@ -464,7 +464,7 @@ func TestZipfFastMatchesJava(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			zj, _ := NewZipfJava(1, 1+n, shape, 0, false)
+			zj, _ := newZipfJava(1, 1+n, shape, 0, false)
 			draws := 1_000_000
 			if testing.Short() {
 				draws = 200_000
@@ -517,7 +517,7 @@ func TestZipfFastChiSquare(t *testing.T) {
 		}
 		for si, shape := range zipfTestShapes {
 			z, _ := NewZipf(c.lo, c.hi, shape, 0, false)
-			zj, _ := NewZipfJava(c.lo, c.hi, shape, 0, false)
+			zj, _ := newZipfJava(c.lo, c.hi, shape, 0, false)
 			p := make([]float64, len(edges)-1)
 			prev, worst := 0.0, 0.0
 			for i := range p {

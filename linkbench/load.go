@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"pgregory.net/rand"
 
 	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/stats"
@@ -70,49 +69,39 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if err != nil {
 		return nil, err
 	}
-	cfg = w.cfg
-	stores, dbNames, err := dbStores(ctx, &cfg, st)
+	return w.load(ctx, st)
+}
+
+// numChunks is the number of chunks of one database's id1 range.
+func (w *workload) numChunks() int64 {
+	return (w.n + w.cfg.LoaderChunkSize - 1) / w.cfg.LoaderChunkSize
+}
+
+// load runs the load phase of the prepared workload w against st: the
+// mode's plan, the loaders and the node loader on sessions of their own,
+// then the report and the node check.
+func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, error) {
+	cfg := &w.cfg
+	stores, dbNames, err := dbStores(ctx, cfg, st)
 	if err != nil {
 		return nil, err
 	}
 	seed := resolveSeed(cfg.LoadRandomSeed)
 	log := cfg.logger()
-
-	chunk := cfg.LoaderChunkSize
-	numChunks := (w.n + chunk - 1) / chunk
 	// Quirk §11.2-26 (single-association mode when maxid1 = startid1 + 1,
 	// with null payloads and inconsistent ids): fixed in both modes, such a
 	// graph is loaded and requested like any other.
-	var (
-		order *chunkOrder
-		jl    *javaLoadSources
-	)
-	if cfg.RNG.Java() {
-		// Quirk §11.2-2 (straggler: chunks queued highest first, the giant
-		// list late): kept in Java mode, fixed (heaviest first) in fast mode.
-		jl = newJavaLoadSources(&cfg, seed)
-	} else {
-		order = newChunkOrder(w, numChunks)
-	}
-	total := numChunks * int64(cfg.DBCount)
-	if jl != nil && jl.chunks != nil {
-		total = int64(len(jl.chunks))
-	}
-
-	nodeWorkers := 0
-	if cfg.GenerateNodes {
-		nodeWorkers = 1
-	}
+	plan := w.mode.loadPlan(w, seed)
 	// Quirk §11.2-5 (histograms shared between threads without locking):
 	// fixed in both modes, one recorder per worker, into a collector whose
 	// histograms it updates under a lock, a batch of values at a time.
-	col, err := newCollector(&cfg)
+	col, err := newCollector(cfg)
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]*stats.Recorder, cfg.Loaders+nodeWorkers)
-	for i := range recs {
-		recs[i] = col.NewRecorder()
+	nodeWorkers := 0
+	if cfg.GenerateNodes {
+		nodeWorkers = 1
 	}
 	// Each loader works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
@@ -122,31 +111,9 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		return nil, err
 	}
 	defer closeSessions()
-	loaders := make([]*linkLoader, cfg.Loaders)
-	for i := range loaders {
-		if loaders[i], err = newLinkLoader(w, i, seed, sessions[i], recs[i]); err != nil {
-			return nil, err
-		}
-		if jl != nil {
-			loaders[i].src = jl.chunkSrc
-		}
-		for d, s := range sessions[i] {
-			if b, ok := store.AsBulkLinkLoader(s); ok {
-				if loaders[i].bulkLinks == nil {
-					loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
-				}
-				loaders[i].bulkLinks[d] = b
-			}
-		}
-	}
-	var nl *nodeLoader
-	if cfg.GenerateNodes {
-		if nl, err = newNodeLoader(w, seed, sessions[cfg.Loaders], recs[len(recs)-1]); err != nil {
-			return nil, err
-		}
-		if jl != nil {
-			nl.src = jl.nodeSrc
-		}
+	loaders, nl, err := w.newLoaders(seed, plan, sessions, col)
+	if err != nil {
+		return nil, err
 	}
 
 	if tr := traceOf(st); tr != nil {
@@ -157,13 +124,74 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
 	start := cfg.now()
 	prog.start = start
-	mon := startMonitor(&cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows int64) {
+	mon := startMonitor(cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows int64) {
 		rows = prog.links.Load() + prog.cnts.Load()
 		if nl != nil {
 			rows += nl.loaded.Load()
 		}
 		return prog.id1s.Load(), prog.total, rows
 	})
+	runErr := w.runLoaders(ctx, plan, loaders, nl, prog)
+	elapsed := cfg.now().Sub(start)
+	mon.stop()
+
+	rep := col.Report(stats.PhaseLoad)
+	rep.Start, rep.Elapsed = start, elapsed
+	rep.Load = w.loadTotals(loaders, nl)
+	rep.Header = w.header(seed, "load_random_seed")
+	if runErr != nil {
+		rep.Status = "FAILED"
+		if ctx.Err() != nil {
+			rep.Status = "INTERRUPTED"
+		}
+		return rep, runErr
+	}
+	if nl != nil {
+		if err := verifyNodes(ctx, cfg, stores, dbNames); err != nil {
+			return rep, err
+		}
+	}
+	log.Info("load phase completed", "nodes", rep.Load.Nodes, "links", rep.Load.Links, "counts", rep.Load.Counts,
+		"seconds", elapsed.Seconds())
+	return rep, nil
+}
+
+// newLoaders builds the link loaders (loader i on sessions[i]) and, with
+// generate_nodes, the node loader (on the last sessions), each recording
+// into a recorder of its own.
+func (w *workload) newLoaders(seed int64, plan loadPlan, sessions [][]store.Store, col *stats.Collector) ([]*linkLoader, *nodeLoader, error) {
+	cfg := &w.cfg
+	loaders := make([]*linkLoader, cfg.Loaders)
+	for i := range loaders {
+		ll, err := newLinkLoader(w, plan, sessions[i], col.NewRecorder())
+		if err != nil {
+			return nil, nil, err
+		}
+		for d, s := range sessions[i] {
+			if b, ok := store.AsBulkLinkLoader(s); ok {
+				if ll.bulkLinks == nil {
+					ll.bulkLinks = make([]store.BulkLinkLoader, len(sessions[i]))
+				}
+				ll.bulkLinks[d] = b
+			}
+		}
+		loaders[i] = ll
+	}
+	if !cfg.GenerateNodes {
+		return loaders, nil, nil
+	}
+	nl, err := newNodeLoader(w, plan, sessions[cfg.Loaders], col.NewRecorder())
+	if err != nil {
+		return nil, nil, err
+	}
+	return loaders, nl, nil
+}
+
+// runLoaders runs the loaders, which take the plan's chunks from a shared
+// counter, and the node loader, until all are done or one fails.
+func (w *workload) runLoaders(ctx context.Context, plan loadPlan, loaders []*linkLoader, nl *nodeLoader, prog *loadProgress) error {
+	cfg := &w.cfg
+	total := plan.len()
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for i, ll := range loaders {
@@ -177,20 +205,7 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				var db int
-				var c, lo, hi int64
-				switch {
-				case jl != nil && jl.chunks != nil: // test hook: given id1 ranges of database 0
-					c, lo, hi = k, jl.chunks[k][0], jl.chunks[k][1]
-				case jl != nil: // LinkBench's queues: per database, highest chunk first
-					db, c = int(k/numChunks), numChunks-1-k%numChunks
-				default:
-					db, c = int(k/order.len()), order.at(k%order.len())
-				}
-				if jl == nil || jl.chunks == nil {
-					lo = cfg.StartID1 + c*chunk
-					hi = min(lo+chunk, cfg.MaxID1)
-				}
+				db, c, lo, hi := plan.chunk(cfg, k)
 				if err := ll.chunk(gctx, db, c, lo, hi); err != nil {
 					return err
 				}
@@ -201,15 +216,14 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if nl != nil {
 		g.Go(func() error { return nl.run(withWorker(gctx, stats.PhaseLoad, cfg.Loaders)) })
 	}
-	runErr := g.Wait()
-	elapsed := cfg.now().Sub(start)
-	mon.stop()
+	return g.Wait()
+}
 
-	rep := col.Report(stats.PhaseLoad)
-	rep.Start, rep.Elapsed = start, elapsed
+// loadTotals adds up the rows the loaders wrote.
+func (w *workload) loadTotals(loaders []*linkLoader, nl *nodeLoader) *stats.LoadTotals {
 	// Quirk §11.2-23 (expected nodes ignore dbcount): fixed in both modes.
-	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(cfg.DBCount)}
-	if !cfg.GenerateNodes {
+	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(w.cfg.DBCount)}
+	if !w.cfg.GenerateNodes {
 		totals.ExpectedNodes = 0
 	}
 	for _, ll := range loaders {
@@ -221,23 +235,7 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if nl != nil {
 		totals.Nodes = nl.loaded.Load()
 	}
-	rep.Load = totals
-	rep.Header = w.header(seed, "load_random_seed")
-	if runErr != nil {
-		rep.Status = "FAILED"
-		if ctx.Err() != nil {
-			rep.Status = "INTERRUPTED"
-		}
-		return rep, runErr
-	}
-	if nl != nil {
-		if err := verifyNodes(ctx, &cfg, stores, dbNames); err != nil {
-			return rep, err
-		}
-	}
-	log.Info("load phase completed", "nodes", totals.Nodes, "links", totals.Links, "counts", totals.Counts,
-		"seconds", elapsed.Seconds())
-	return rep, nil
+	return totals
 }
 
 // verifyNodes checks, for stores implementing store.Checker, that each
@@ -345,7 +343,7 @@ func (p *loadProgress) update(id1s, links, counts int64) {
 // linkLoader is one link-loading worker (LinkBench's LinkBenchLoad thread).
 type linkLoader struct {
 	w         *workload
-	seed      int64
+	plan      loadPlan
 	stores    []store.Store
 	bulkLinks []store.BulkLinkLoader // per db; nil entries: row-by-row
 	rec       *stats.Recorder
@@ -353,10 +351,9 @@ type linkLoader struct {
 	gen       distributions.DataGen
 	batchSize int
 
-	// src is the random source of the current chunk: rng in fast mode, the
-	// source all chunks share in Java mode.
+	// src is the random source of the current chunk (the plan's): its own
+	// stream in fast mode, the source all chunks share in Java mode.
 	src distributions.Source
-	rng *rand.Rand
 
 	// Per-chunk state.
 	db         int
@@ -380,7 +377,7 @@ type linkLoader struct {
 	repeats int64
 }
 
-func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
+func newLinkLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
 	ch, err := w.id2Chooser(1, 1)
 	if err != nil {
 		return nil, err
@@ -391,12 +388,11 @@ func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *st
 	}
 	bs := w.cfg.BulkInsertCount
 	return &linkLoader{
-		w: w, seed: seed, stores: stores, rec: rec, chooser: ch, gen: gen, batchSize: bs,
+		w: w, plan: plan, stores: stores, rec: rec, chooser: ch, gen: gen, batchSize: bs,
 		links:    make([]store.Link, 0, bs),
 		counts:   make([]store.LinkCount, 0, bs),
 		perType:  make([]int64, 0, w.cfg.LinkTypeCount),
 		typeTime: make([]int64, w.cfg.LinkTypeCount),
-		rng:      rand.New(),
 	}, nil
 }
 
@@ -410,14 +406,10 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 		ll.linksDB = db
 	}
 	ll.db = db
-	if !ll.w.cfg.RNG.Java() {
-		ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db)<<40|uint64(c))
-		ll.src = ll.rng
-		// Each chunk rebuilds the generator's lazy state from its own stream
-		// (Java mode: one generator per loader, its motif buffer built by
-		// the first fill from the shared source, as in LinkBench).
-		ll.gen.Reset()
-	}
+	// Fast mode: the chunk's own stream, from which the generator rebuilds
+	// its lazy state; Java mode: the shared source, and one generator per
+	// loader whose motif buffer the first fill built, as in LinkBench.
+	ll.plan.startChunk(ll, db, c)
 	ll.nowMs = ll.w.cfg.now().UnixMilli()
 	ll.chunkLinks, ll.chunkCounts = 0, 0
 	for id1 := lo; id1 < hi; id1++ {
@@ -484,9 +476,7 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 			// many links were generated, repeats included, so it exceeds the
 			// visible links): kept in Java mode (its count rows are
 			// LinkBench's store calls), fixed in fast mode.
-			if !w.cfg.RNG.Java() {
-				count, newest = distinct, newestKept
-			}
+			count, newest = ll.plan.countRow(k, distinct, newest, newestKept)
 		}
 		if bulk && k > 0 {
 			if len(ll.counts) == cap(ll.counts) {
@@ -598,8 +588,7 @@ func grow(b []byte, n int) []byte {
 // nodeLoader is LinkBench's NodeLoader: one worker writing every node.
 type nodeLoader struct {
 	w      *workload
-	seed   int64
-	src    distributions.Source // Java mode: the node loader's Random, for every database
+	plan   loadPlan // gives each database's source
 	stores []store.Store
 	rec    *stats.Recorder
 	gen    distributions.DataGen
@@ -608,12 +597,12 @@ type nodeLoader struct {
 	loaded atomic.Int64 // read by the progress monitor
 }
 
-func newNodeLoader(w *workload, seed int64, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
+func newNodeLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
 	gen, err := newDataGen("node_add_datagen", w.cfg.NodeAddData)
 	if err != nil {
 		return nil, err
 	}
-	return &nodeLoader{w: w, seed: seed, stores: stores, rec: rec, gen: gen,
+	return &nodeLoader{w: w, plan: plan, stores: stores, rec: rec, gen: gen,
 		nodes: make([]store.Node, 0, w.cfg.BulkInsertCount)}, nil
 }
 
@@ -624,13 +613,9 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 			return fmt.Errorf("load: ResetNodeStore: %w", err)
 		}
 		bulk, _ := store.AsBulkNodeLoader(st)
-		rng := nl.src
-		if rng == nil {
-			// Fast mode: one stream per database. (Java mode: one Random and
-			// one generator continue across databases, as in LinkBench.)
-			rng = rand.New(uint64(nl.seed), streamNodes, uint64(db))
-			nl.gen.Reset()
-		}
+		// Fast mode: one stream per database. (Java mode: one Random and
+		// one generator continue across databases, as in LinkBench.)
+		rng := nl.plan.nodeSource(db, nl.gen)
 		nowSec := int32(cfg.now().Unix())
 		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
 			if id&1023 == 0 {

@@ -176,23 +176,12 @@ func FuzzMixPicksOnlySharedOps(f *testing.F) {
 			if u >= 1 {
 				u = math.Nextafter(1, 0)
 			}
-			op := opFor(u, &w.pick, &w.opStart)
-			i := opIndex(op)
+			i := opFor(u, &w.pick, &w.opStart)
 			if *m.shares()[i] == 0 {
-				t.Fatalf("draw %v picked %v, whose share is 0 (mix %+v)", u, op, *m)
+				t.Fatalf("draw %v picked %v, whose share is 0 (mix %+v)", u, requestOps[i].op, *m)
 			}
 		}
 	})
-}
-
-// opIndex is the position of op in LinkBench's mix order.
-func opIndex(op stats.Op) int {
-	for i, o := range opOrder {
-		if o == op {
-			return i
-		}
-	}
-	return -1
 }
 
 // lineCounter counts log lines by message prefix.
