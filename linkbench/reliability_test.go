@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -311,5 +312,49 @@ func TestCheckCountRefused(t *testing.T) {
 	var ce *ConfigError
 	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "check_count" || !strings.Contains(err.Error(), "-verify") {
 		t.Fatalf("Validate = %v, want a check_count error naming -verify", err)
+	}
+}
+
+// serverFailingStore fails every UpdateNode as a SQL store does when the
+// server refused the call (its error has a class, here MySQL's 1040)
+// after the call's context ended: the call waits for the context, then
+// returns both.
+type serverFailingStore struct{ store.Store }
+
+type classed1040 struct{ error }
+
+func (classed1040) ErrorClass() string { return "mysql 1040" }
+func (e classed1040) Unwrap() error    { return e.error }
+
+func (s serverFailingStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	<-ctx.Done()
+	return false, classed1040{fmt.Errorf("UpdateNode: %w: Error 1040: Too many connections", ctx.Err())}
+}
+
+// TestServerErrorAtTimeoutIsAnError: a call that ends with a server's
+// error is a failed request of that error's class, not an abandoned one,
+// even when its request_timeout passed meanwhile (a run whose every call
+// met "too many connections" reported them abandoned, with no error).
+func TestServerErrorAtTimeoutIsAnError(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.RequestTimeout = 20 * time.Millisecond
+	cfg.MaxTime = time.Second
+	cfg.MaxFailedRequests = -1
+	rep, err := Request(context.Background(), cfg, serverFailingStore{discard.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, _ := rep.Op(stats.UpdateNode)
+	if un.Errors == 0 || un.Abandoned != 0 {
+		t.Fatalf("UPDATE_NODE errors %d abandoned %d: want errors, nothing abandoned", un.Errors, un.Abandoned)
+	}
+	var n int64
+	for _, c := range rep.ErrorClasses {
+		if c.Name == "mysql 1040" {
+			n = c.Value
+		}
+	}
+	if n != un.Errors {
+		t.Errorf("error classes %v: want %d of class mysql 1040", rep.ErrorClasses, un.Errors)
 	}
 }

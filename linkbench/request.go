@@ -269,6 +269,16 @@ func satAdd(a, b time.Duration) time.Duration {
 // end a little later.
 const overrunTolerance = time.Second
 
+// serverError reports whether err carries a class of its own (an
+// ErrorClass method: a store's server error, such as MySQL's 1040): such a
+// call failed, and is counted as an error of its class even when its
+// context ended meanwhile. Only a call cut short by its context is
+// abandoned.
+func serverError(err error) bool {
+	var c interface{ ErrorClass() string }
+	return errors.As(err, &c) && c.ErrorClass() != ""
+}
+
 // errTimeBound is the cause of the cancellation of the calls still
 // waiting for the store at the request phase's hard time bound.
 var errTimeBound = errors.New("the request phase's time is over (maxtime + grace_time)")
@@ -549,7 +559,7 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) request {
 		cancelCall()
 	}
 	q.end = l.now
-	q.abandoned = q.err != nil && callCtx.Err() != nil
+	q.abandoned = q.err != nil && callCtx.Err() != nil && !serverError(q.err)
 	return q
 }
 

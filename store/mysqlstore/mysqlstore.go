@@ -423,6 +423,8 @@ type shared struct {
 
 	mu    sync.Mutex
 	views map[string]*Store
+
+	killer killer // kills the statements of abandoned calls (see kill)
 }
 
 // Open connects to the server described by o, checks the connection
@@ -671,6 +673,7 @@ func (s *Store) Close() error {
 	for _, v := range views {
 		v.closePool()
 	}
+	c.closeKiller()
 	return c.db.Close()
 }
 
