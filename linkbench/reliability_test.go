@@ -358,3 +358,66 @@ func TestServerErrorAtTimeoutIsAnError(t *testing.T) {
 		t.Errorf("error classes %v: want %d of class mysql 1040", rep.ErrorClasses, un.Errors)
 	}
 }
+
+// stallingSessions is a store whose sessions do not open until their
+// context ends after the first few (a server whose statement preparation
+// waits for a lock another session holds); slow delays each opening.
+type stallingSessions struct {
+	store.Store
+	slow   time.Duration
+	forget bool // hang until the context ends
+}
+
+func (s stallingSessions) Session(ctx context.Context) (store.Session, error) {
+	wait := s.slow
+	if s.forget {
+		wait = time.Hour
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(wait):
+	}
+	return store.OpenSession(ctx, s.Store)
+}
+
+// TestTimeBoundCoversPreparation: maxtime + grace_time bounds the phase
+// from its start, the opening of the sessions included: a store whose
+// sessions never open ends the phase on time with an OVERRAN report and
+// no request; one whose sessions take most of the time leaves the requests
+// the rest of it, and the report says so. (The bound used to start after
+// the sessions were open: the phase ran as long as the stall, and said
+// COMPLETED.)
+func TestTimeBoundCoversPreparation(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.AllowEmptyStore = true
+	start := time.Now()
+	rep, err := Request(context.Background(), cfg, stallingSessions{Store: discard.New(), forget: true})
+	el := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := cfg.MaxTime + cfg.GraceTime + time.Second; el > limit {
+		t.Errorf("the phase took %v, want at most %v", el, limit)
+	}
+	if rep.Status != "OVERRAN" || !strings.Contains(rep.Detail, "no request was sent") || rep.Request.Requests != 0 {
+		t.Errorf("status %q detail %q requests %d: want OVERRAN, no request", rep.Status, rep.Detail, rep.Request.Requests)
+	}
+
+	cfg.MaxTime = 2 * time.Second
+	start = time.Now()
+	rep, err = Request(context.Background(), cfg, stallingSessions{Store: discard.New(), slow: 1500 * time.Millisecond})
+	el = time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := cfg.MaxTime + time.Second; el > limit {
+		t.Errorf("the phase took %v with 1.5 s of session opening, want at most %v", el, limit)
+	}
+	if rep.Status != "OVERRAN" || !strings.Contains(rep.Detail, "preparing the phase") || rep.Request.Requests == 0 {
+		t.Errorf("status %q detail %q requests %d: want OVERRAN naming the preparation, some requests", rep.Status, rep.Detail, rep.Request.Requests)
+	}
+	if rep.Elapsed > cfg.MaxTime-time.Second {
+		t.Errorf("requests ran %v, want the %v left after the preparation", rep.Elapsed, cfg.MaxTime-1500*time.Millisecond)
+	}
+}

@@ -116,20 +116,31 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	if cfg.Mix.HasNodeOps() && st == nil {
 		return nil, &ConfigError{Key: "nodestore", Reason: "node operations are in the mix but there is no store"}
 	}
-	stores, _, err := requestStores(ctx, cfg, st)
-	if err != nil {
-		return nil, err
-	}
 	col, err := newCollector(cfg)
 	if err != nil {
 		return nil, err
 	}
+	// The hard bound (see runRequesters) starts now: the phase's
+	// preparation (the loaded-store check, opening the sessions and
+	// preparing their statements, which wait for a lock another session
+	// holds) counts in its time.
+	pt := phaseTimes{start: time.Now()}
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	if hardAt := satAdd(w.timeBound(), cfg.GraceTime); hardAt < NoTimeLimit {
+		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
+		defer hard.Stop()
+	}
+	stores, _, err := requestStores(runCtx, cfg, st)
+	if err != nil {
+		return w.prepareFailed(ctx, runCtx, col, seed, pt, err)
+	}
 	// Each requester works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
 	// LinkBench's requesters owns its store object.
-	sessions, closeSessions, err := workerSessions(ctx, stores, cfg.Requesters)
+	sessions, closeSessions, err := workerSessions(runCtx, stores, cfg.Requesters)
 	if err != nil {
-		return nil, err
+		return w.prepareFailed(ctx, runCtx, col, seed, pt, err)
 	}
 	defer closeSessions()
 	elog := newFailureLog(log)
@@ -142,10 +153,34 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
-	pt := w.runRequesters(ctx, reqs, col, elog)
+	w.runRequesters(runCtx, reqs, col, elog, &pt)
 	rep := col.Report(stats.PhaseRequest)
 	rep.Header = w.header(seed, "request_random_seed")
 	return w.requestOutcome(ctx, rep, reqs, pt)
+}
+
+// prepareFailed returns the outcome of a request phase whose preparation
+// failed with err: when the phase's hard bound cut it (a store that
+// stalled while the sessions were opened), a report with no request,
+// status OVERRAN and the time spent; else err.
+func (w *workload) prepareFailed(ctx, runCtx context.Context, col *stats.Collector, seed int64, pt phaseTimes, err error) (*stats.Report, error) {
+	if ctx.Err() != nil || !errors.Is(context.Cause(runCtx), errTimeBound) {
+		return nil, err
+	}
+	cfg := &w.cfg
+	spent := time.Since(pt.start)
+	rep := col.Report(stats.PhaseRequest)
+	rep.Header = w.header(seed, "request_random_seed")
+	rep.Start = pt.start
+	if cfg.Now != nil {
+		rep.Start = cfg.Now()
+	}
+	rep.Request = &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(spent-w.timeBound(), 0)}
+	rep.Status = "OVERRAN"
+	rep.Detail = fmt.Sprintf("the phase's time (maxtime + grace_time) ran out after %.1f s while preparing it, no request was sent: %v",
+		spent.Seconds(), err)
+	cfg.logger().Warn("request phase did not complete", "status", rep.Status, "detail", rep.Detail)
+	return rep, nil
 }
 
 // newRequesters builds the phase's requesters, each with its sessions and
@@ -163,24 +198,24 @@ func (w *workload) newRequesters(seed int64, sessions [][]store.Store, col *stat
 	return reqs, nil
 }
 
-// phaseTimes are a request phase's start (monotonic, and the wall clock
-// then: Config.Now or the same) and end.
-type phaseTimes struct{ base, wall, finish time.Time }
+// phaseTimes are a request phase's start (before its preparation), the
+// start of its requests (monotonic, and the wall clock then: Config.Now
+// or the same) and its end.
+type phaseTimes struct{ start, base, wall, finish time.Time }
 
-// runRequesters runs the requesters to the end of the phase, under its
-// hard time bound, and returns its times.
-func (w *workload) runRequesters(ctx context.Context, reqs []*requester, col *stats.Collector, elog *failureLog) phaseTimes {
+// prepared returns the time the phase's preparation took.
+func (pt *phaseTimes) prepared() time.Duration { return pt.base.Sub(pt.start) }
+
+// runRequesters runs the requesters to the end of the phase and fills in
+// pt's times. runCtx is done at the phase's hard bound: at the end of the
+// measured window plus grace_time, counted from pt.start, the calls still
+// waiting for the store are cancelled. The requesters' time limit is
+// counted from pt.start too: a preparation that took long shortens the
+// requests' window rather than stretching the phase.
+func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col *stats.Collector, elog *failureLog, pt *phaseTimes) {
 	cfg := &w.cfg
 	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
 		maxTime: cfg.MaxTime, log: cfg.logger()}
-	// The hard bound: at the end of the measured window plus grace_time,
-	// the calls still waiting for the store are cancelled.
-	runCtx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
-	if hardAt := satAdd(w.timeBound(), cfg.GraceTime); hardAt < NoTimeLimit {
-		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
-		defer hard.Stop()
-	}
 
 	base := time.Now()
 	wall := base
@@ -191,14 +226,16 @@ func (w *workload) runRequesters(ctx context.Context, reqs []*requester, col *st
 	clk := phaseClock{base: base, wallNs: wall.UnixNano(), mono: cfg.monotonic}
 	mon := startMonitor(cfg, stats.PhaseRequest, col, elog, base, nil)
 	var wg sync.WaitGroup
+	spent := int64(base.Sub(pt.start))
 	for _, r := range reqs {
 		r.clk = clk
+		r.spent = spent
 		wg.Go(func() { r.run(withWorker(runCtx, stats.PhaseRequest, r.id), prog) })
 	}
 	wg.Wait() // requesters report through their own fields
 	finish := time.Now()
 	mon.stop()
-	return phaseTimes{base: base, wall: wall, finish: finish}
+	pt.base, pt.wall, pt.finish = base, wall, finish
 }
 
 // timeBound is the request phase's time: the warm-up and maxtime.
@@ -211,7 +248,8 @@ func (w *workload) requestOutcome(ctx context.Context, rep *stats.Report, reqs [
 	log := cfg.logger()
 	rep.Start = pt.wall.Add(cfg.WarmupTime)
 	rep.Elapsed = max(pt.finish.Sub(pt.base)-cfg.WarmupTime, 0)
-	tot := &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(pt.finish.Sub(pt.base)-w.timeBound(), 0)}
+	// The overrun counts from the phase's start, its preparation included.
+	tot := &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(pt.finish.Sub(pt.start)-w.timeBound(), 0)}
 	var firstErr error
 	var cutAtEnd int64
 	for _, r := range reqs {
@@ -227,6 +265,7 @@ func (w *workload) requestOutcome(ctx context.Context, rep *stats.Report, reqs [
 		}
 	}
 	rep.Request = tot
+	prep := pt.prepared()
 	switch {
 	case ctx.Err() != nil:
 		rep.Status = "INTERRUPTED"
@@ -236,6 +275,12 @@ func (w *workload) requestOutcome(ctx context.Context, rep *stats.Report, reqs [
 	case cutAtEnd > 0 || tot.Overrun > overrunTolerance:
 		rep.Status = "OVERRAN"
 		rep.Detail = fmt.Sprintf("overran by %.1f s, %d operations abandoned", tot.Overrun.Seconds(), tot.Abandoned)
+	case prep > overrunTolerance:
+		// On time, but the preparation ate part of the time: the
+		// requests ran for less than maxtime.
+		rep.Status = "OVERRAN"
+		rep.Detail = fmt.Sprintf("preparing the phase (sessions, statements) took %.1f s of its time, requests ran %.1f s, %d operations abandoned",
+			prep.Seconds(), rep.Elapsed.Seconds(), tot.Abandoned)
 	case tot.Abandoned > 0:
 		rep.Status = "ABANDONED"
 		rep.Detail = fmt.Sprintf("%d operations abandoned at their request_timeout", tot.Abandoned)
@@ -336,6 +381,7 @@ type requester struct {
 	hist  listHistory
 
 	clk        phaseClock
+	spent      int64 // ns of the phase's time its preparation took (shortens the time limit)
 	sendNs     int64 // the current request's start, ns since clk.base
 	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
@@ -493,6 +539,9 @@ func (r *requester) startLoop(prog *requestProgress) *reqLoop {
 		l.benchStart = warmup
 	}
 	l.endTime = cfg.timeLimitEnd(l.benchStart)
+	if l.endTime != math.MaxInt64 {
+		l.endTime -= r.spent // the time limit counts from the phase's start, before its preparation
+	}
 	l.lastDisplay = l.benchStart
 	cfg.logger().Info(fmt.Sprintf("Requester thread #%d started: will do %d ops after %d second warmup",
 		r.id, cfg.Requests, int64(cfg.WarmupTime/time.Second)))
