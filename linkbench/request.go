@@ -175,6 +175,7 @@ func (w *workload) prepareFailed(ctx, runCtx context.Context, col *stats.Collect
 	if cfg.Now != nil {
 		rep.Start = cfg.Now()
 	}
+	rep.Elapsed = spent // the phase's real time, though no request was sent
 	rep.Request = &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(spent-w.timeBound(), 0)}
 	rep.Status = "OVERRAN"
 	rep.Detail = fmt.Sprintf("the phase's time (maxtime + grace_time) ran out after %.1f s while preparing it, no request was sent: %v",

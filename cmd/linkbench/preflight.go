@@ -39,13 +39,31 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 		// A request phase on a graph that was never loaded measures misses.
 		// (A load with generate_nodes = false adds no nodes: the request
 		// phase after it needs them already, as Request will check.)
-		if err := linkbench.CheckLoaded(ctx, *cfg, st.Store); err != nil {
+		// The check waits for the node table: a lock another session
+		// holds would stall it, so it gets the request phase's own time
+		// bound (warm-up + maxtime + grace_time), not more.
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if bound := cfg.WarmupTime + cfg.MaxTime + cfg.GraceTime; bound > 0 && bound < linkbench.NoTimeLimit/2 && cfg.MaxTime < linkbench.NoTimeLimit {
+			cctx, cancel = context.WithTimeout(ctx, bound)
+		}
+		err := linkbench.CheckLoaded(cctx, *cfg, st.Store)
+		timedOut := ctx.Err() == nil && cctx.Err() != nil
+		cancel()
+		if timedOut {
+			return fmt.Errorf("-r: the check that the graph is loaded did not finish within the request phase's time "+
+				"(warm-up + maxtime + grace_time = %v): the server is stalled or the node table is locked; no request was sent: %w",
+				cfg.WarmupTime+cfg.MaxTime+cfg.GraceTime, err)
+		}
+		if err != nil {
 			switch {
 			case errors.Is(err, linkbench.ErrEmptyStore) && o.load:
 				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
 			case errors.Is(err, linkbench.ErrEmptyStore):
 				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
 			case missingSchema(err):
+				if o.createSchema {
+					return usageError{fmt.Errorf("-r: %w: -create-schema creates empty tables: add -l to load the graph into them", err)}
+				}
 				return usageError{fmt.Errorf("-r: %w: the database has no LinkBench tables; create and load it first with -create-schema -l", err)}
 			}
 			return err
