@@ -460,7 +460,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			continue
 		}
 		// Each loader and requester opens its own session (connections)
-		// before the measured window.
+		// before the measured window. The sessions the store's own methods
+		// used before (its check at Open, preflight's queries) are idle
+		// through the phase: PostgreSQL's are closed, so that the server
+		// holds only the workers' backends. (MySQL's *sql.DB keeps its
+		// idle connections, which its checks reuse.)
+		if st.pg != nil {
+			st.pg.CloseIdle()
+		}
 		before := st.counters()
 		rep, err := p.run(ctx, cfg, runStore)
 		if rep != nil {

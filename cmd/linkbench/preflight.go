@@ -16,7 +16,6 @@ import (
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store/memstore"
-	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
 // preflight runs the checks that need the store, after it is open and
@@ -30,8 +29,13 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 			return err
 		}
 	}
-	if st.mysql != nil {
-		if err := checkConnections(ctx, o, cfg, st.mysql); err != nil {
+	switch {
+	case st.mysql != nil:
+		if err := checkConnections(ctx, o, cfg, st.mysql, mysqlServer); err != nil {
+			return err
+		}
+	case st.pg != nil:
+		if err := checkConnections(ctx, o, cfg, st.pg, pgServer); err != nil {
 			return err
 		}
 	}
@@ -154,10 +158,30 @@ func machineMemory() (int64, string) {
 	return total, src
 }
 
+// connectionLimiter is a SQL store that tells its server's connection
+// limit and the connections open on it.
+type connectionLimiter interface {
+	ConnectionLimit(ctx context.Context) (limit, connected int64, err error)
+}
+
+// serverKind is what checkConnections says of a server: its name, the
+// connections a session holds, and what its limit is.
+type serverKind struct {
+	name      string
+	perWorker int64
+	limit     string
+}
+
+var (
+	mysqlServer = serverKind{"MySQL", 2, "max_connections"}
+	pgServer    = serverKind{"PostgreSQL", 1, "max_connections - superuser_reserved_connections"}
+)
+
 // checkConnections refuses phases whose sessions do not fit in the
-// connections the MySQL server still accepts: each loader (and the node
-// loader) or requester opens a session of two connections per database.
-func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s *mysqlstore.Store) error {
+// connections the server still accepts: each loader (and the node loader)
+// or requester opens a session per database, of two connections on
+// MySQL, one on PostgreSQL.
+func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s connectionLimiter, k serverKind) error {
 	type phase struct {
 		on      bool
 		key     string
@@ -177,11 +201,11 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 	}
 	limit, connected, err := s.ConnectionLimit(ctx)
 	if err != nil {
-		return fmt.Errorf("mysql store: %w", err)
+		return fmt.Errorf("%s store: %w", strings.ToLower(k.name), err)
 	}
 	free := limit - connected
 	for _, p := range phases {
-		need := int64(p.workers) * int64(cfg.DBCount) * 2
+		need := int64(p.workers) * int64(cfg.DBCount) * k.perWorker
 		if !p.on || need <= free {
 			continue
 		}
@@ -190,9 +214,9 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 			value = cfg.Requesters
 		}
 		return located(cfg, p.key, value, fmt.Sprintf(
-			"the %s needs %d connections to the MySQL server (2 per worker and database: %d workers, %d databases), "+
-				"and it accepts %d more (max_connections = %d, %d connected): lower %s, or raise the server's max_connections",
-			p.what, need, p.workers, cfg.DBCount, max(free, 0), limit, connected, p.key))
+			"the %s needs %d connections to the %s server (%d per worker and database: %d workers, %d databases), "+
+				"and it accepts %d more (%s = %d, %d connected): lower %s, or raise the server's max_connections",
+			p.what, need, k.name, k.perWorker, p.workers, cfg.DBCount, max(free, 0), k.limit, limit, connected, p.key))
 	}
 	return nil
 }
