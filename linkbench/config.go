@@ -433,7 +433,7 @@ func (c *Config) validate() error {
 	// The mix as a whole (each share is checked by its key).
 	if sum := c.Mix.Sum(); math.Abs(sum-100) > 1e-5 {
 		return &ConfigError{Key: strings.Join(mixKeys[:], "+"), Reason: fmt.Sprintf(
-			"percentages of request types must add to 100 (they add to %.6g)", sum)}
+			"percentages of request types must add to 100 within 0.00001 (they add to %.10g)", sum)}
 	}
 	return nil
 }

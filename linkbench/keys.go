@@ -985,7 +985,7 @@ func buildKeyTable() []keyDef {
 					sum += p
 				}
 				if math.Abs(sum-100) > 1e-5 {
-					return fmt.Sprintf("entries must sum to 100 (they sum to %g)", sum)
+					return fmt.Sprintf("entries must sum to 100 within 0.00001 (they sum to %.10g)", sum)
 				}
 				return ""
 			},

@@ -311,6 +311,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err := linkbench.Check(cfg, o.req); err != nil {
 		return fail(usageError{err})
 	}
+	if o.req && cfg.Requesters == 0 {
+		// As the key's help says: 0 skips the request phase (no report,
+		// no connection check, no loaded-graph check for it).
+		fmt.Fprintln(stdout, "NO REQUEST PHASE CONFIGURED: requesters = 0 skips it.")
+		o.req = false
+		if !o.load && !o.verify {
+			return 0
+		}
+	}
 	switch name {
 	case "mysql":
 		if _, err := mysqlOptions(o, &cfg); err != nil {

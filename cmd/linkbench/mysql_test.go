@@ -454,3 +454,16 @@ func TestMySQLLockTablesBound(t *testing.T) {
 		t.Errorf("exit %d: want a failure naming the stall\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestMySQLCreateSchemaRequest: -create-schema -r on a fresh database is
+// refused (the tables it would create are empty) with a message that
+// asks for -l, not for the -create-schema it was given.
+func TestMySQLCreateSchemaRequest(t *testing.T) {
+	dsn := testDSN(t)
+	prefix := uniquePrefix("csr")
+	dropAfter(t, dsn, prefix, 1)
+	code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "dbprefix="+prefix, "-D", "maxid1=1001", "-create-schema", "-r")
+	if code != 2 || !strings.Contains(stderr, "add -l") || strings.Contains(stderr, "create and load it first with -create-schema") {
+		t.Errorf("-create-schema -r on a fresh database: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
