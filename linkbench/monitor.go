@@ -29,6 +29,12 @@ type Progress struct {
 	Done, Total int64
 	Rows        int64
 	Left        time.Duration
+	// For a request phase: Waiting calls have been in flight (waiting for
+	// the store) for longer than the progress interval, the oldest of
+	// them for Oldest: a stall shows while it lasts, before the calls
+	// return or are abandoned.
+	Waiting int
+	Oldest  time.Duration
 	// Final marks the report made when the phase ends.
 	Final bool
 }
@@ -52,6 +58,10 @@ func (p Progress) Rate() float64 {
 // loadProgress is what the load's monitor reads from the loaders.
 type loadProgressFunc func() (done, total, rows int64)
 
+// waitingFunc is what the request phase's monitor reads from the
+// requesters: the calls in flight for longer than d, and the oldest's age.
+type waitingFunc func(d time.Duration) (n int, oldest time.Duration)
+
 // monitor reports a phase's progress every ProgressFreq (see Progress).
 type monitor struct {
 	stopCh chan struct{}
@@ -62,7 +72,7 @@ type monitor struct {
 // a log line and Config.OnProgress every cfg.ProgressFreq (none when it is
 // 0 and OnProgress is nil), and the failure log's summaries. stop makes
 // the final report.
-func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc) *monitor {
+func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc) *monitor {
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
 	log := cfg.logger()
@@ -73,6 +83,9 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 			if p.Done > 0 && p.Done < p.Total {
 				p.Left = time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
 			}
+		}
+		if waiting != nil && every > 0 {
+			p.Waiting, p.Oldest = waiting(every)
 		}
 		if !final {
 			log.Info(progressLine(p))
@@ -144,6 +157,9 @@ func progressLine(p Progress) string {
 		} else {
 			fmt.Fprintf(&b, " %s=-", x.name)
 		}
+	}
+	if p.Waiting > 0 {
+		fmt.Fprintf(&b, "; %d calls waiting longer than %.1f s (oldest %.1f s)", p.Waiting, sec, p.Oldest.Seconds())
 	}
 	return b.String()
 }

@@ -421,3 +421,54 @@ func TestTimeBoundCoversPreparation(t *testing.T) {
 		t.Errorf("requests ran %v, want the %v left after the preparation", rep.Elapsed, cfg.MaxTime-1500*time.Millisecond)
 	}
 }
+
+// TestProgressShowsWaitingCalls: during a stall the progress reports say
+// how many calls have waited longer than the interval, and the oldest
+// wait (they used to say only "0 requests in the last ...").
+func TestProgressShowsWaitingCalls(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.ProgressFreq = 300 * time.Millisecond
+	cfg.MaxTime = 1500 * time.Millisecond
+	var buf syncBuf
+	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	var mu sync.Mutex
+	var most Progress
+	cfg.OnProgress = func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Waiting > most.Waiting || (p.Waiting == most.Waiting && p.Oldest > most.Oldest) {
+			most = p
+		}
+	}
+	st := fault.Wrap(discard.New(), fault.Only([]string{"GetNode"}, fault.Every(500, fault.Fault{Hang: true})))
+	if _, err := Request(context.Background(), cfg, st); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most.Waiting != cfg.Requesters || most.Oldest < cfg.ProgressFreq {
+		t.Errorf("most waiting calls reported: %d (oldest %v), want all %d requesters' hung calls, older than %v",
+			most.Waiting, most.Oldest, cfg.Requesters, cfg.ProgressFreq)
+	}
+	if !strings.Contains(buf.String(), "calls waiting longer than") {
+		t.Errorf("no progress line names the waiting calls:\n%s", buf.String())
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for concurrent writers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}

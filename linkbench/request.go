@@ -225,7 +225,18 @@ func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col 
 	}
 	prog.start = base.Add(cfg.WarmupTime)
 	clk := phaseClock{base: base, wallNs: wall.UnixNano(), mono: cfg.monotonic}
-	mon := startMonitor(cfg, stats.PhaseRequest, col, elog, base, nil)
+	mon := startMonitor(cfg, stats.PhaseRequest, col, elog, base, nil, func(d time.Duration) (n int, oldest time.Duration) {
+		now := clk.now()
+		for _, r := range reqs {
+			if st := r.inflight.Load(); st != 0 {
+				if age := time.Duration(now - (st - 1)); age > d {
+					n++
+					oldest = max(oldest, age)
+				}
+			}
+		}
+		return n, oldest
+	})
 	var wg sync.WaitGroup
 	spent := int64(base.Sub(pt.start))
 	for _, r := range reqs {
@@ -382,6 +393,7 @@ type requester struct {
 	hist  listHistory
 
 	clk        phaseClock
+	inflight   atomic.Int64 // the start (ns since clk.base) + 1 of the call waiting for the store, 0 when none: read by the monitor
 	spent      int64 // ns of the phase's time its preparation took (shortens the time limit)
 	sendNs     int64 // the current request's start, ns since clk.base
 	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
@@ -603,7 +615,9 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) request {
 	if timeout := r.w.cfg.RequestTimeout; timeout > 0 {
 		callCtx, cancelCall = context.WithTimeout(reqCtx, timeout)
 	}
+	r.inflight.Store(q.start + 1)
 	q.outcome, q.err = r.do(callCtx, q.op, db)
+	r.inflight.Store(0)
 	l.now = r.clk.now() // the one clock read of the request
 	if cancelCall != nil {
 		cancelCall()
