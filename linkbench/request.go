@@ -394,9 +394,9 @@ type requester struct {
 
 	clk        phaseClock
 	inflight   atomic.Int64 // the start (ns since clk.base) + 1 of the call waiting for the store, 0 when none: read by the monitor
-	spent      int64 // ns of the phase's time its preparation took (shortens the time limit)
-	sendNs     int64 // the current request's start, ns since clk.base
-	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
+	spent      int64        // ns of the phase's time its preparation took (shortens the time limit)
+	sendNs     int64        // the current request's start, ns since clk.base
+	rangeRows  int64        // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
 
 	requestsDone, errors, abandoned int64
