@@ -124,12 +124,19 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
 	start := cfg.now()
 	prog.start = start
-	mon := startMonitor(cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows int64) {
-		rows = prog.links.Load() + prog.cnts.Load()
+	// The rows expected (0: unknown) give the progress reports their
+	// estimate of the time left: the share of the id1 range done says
+	// little when one chunk holds most of the links (the real out-degree).
+	var expected int64
+	if e, err := EstimateGraph(*cfg); err == nil {
+		expected = e.Links + e.Lists + e.Nodes
+	}
+	mon := startMonitor(cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows, exp int64) {
+		rows = prog.committed.Load()
 		if nl != nil {
 			rows += nl.loaded.Load()
 		}
-		return prog.id1s.Load(), prog.total, rows
+		return prog.id1s.Load(), prog.total, rows, expected
 	}, nil)
 	runErr := w.runLoaders(ctx, plan, loaders, nl, prog)
 	elapsed := cfg.now().Sub(start)
@@ -189,20 +196,30 @@ func (w *workload) newLoaders(seed int64, plan loadPlan, sessions [][]store.Stor
 
 // runLoaders runs the loaders, which take the plan's chunks from a shared
 // counter, and the node loader, until all are done or one fails.
+//
+// The loaders stop between store calls when ctx is done (or a loader
+// failed), but the call under way is let finish, for grace_time at most,
+// so that a batch the database commits is a batch the report counts (a
+// call cut short may have committed without the loader knowing).
 func (w *workload) runLoaders(ctx context.Context, plan loadPlan, loaders []*linkLoader, nl *nodeLoader, prog *loadProgress) error {
 	cfg := &w.cfg
 	total := plan.len()
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
+	callCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCalls()
+	stopGrace := context.AfterFunc(gctx, func() { time.AfterFunc(cfg.GraceTime, cancelCalls) })
+	defer stopGrace()
 	for i, ll := range loaders {
+		ll.stop, ll.committed = gctx, &prog.committed
 		g.Go(func() error {
-			gctx := withWorker(gctx, stats.PhaseLoad, i)
+			gctx := withWorker(callCtx, stats.PhaseLoad, i)
 			for {
 				k := next.Add(1) - 1
 				if k >= total {
 					return ll.flush(gctx)
 				}
-				if err := gctx.Err(); err != nil {
+				if err := ll.stop.Err(); err != nil {
 					return err
 				}
 				db, c, lo, hi := plan.chunk(cfg, k)
@@ -214,7 +231,8 @@ func (w *workload) runLoaders(ctx context.Context, plan loadPlan, loaders []*lin
 		})
 	}
 	if nl != nil {
-		g.Go(func() error { return nl.run(withWorker(gctx, stats.PhaseLoad, cfg.Loaders)) })
+		nl.stop = gctx
+		g.Go(func() error { return nl.run(withWorker(callCtx, stats.PhaseLoad, cfg.Loaders)) })
 	}
 	return g.Wait()
 }
@@ -316,7 +334,8 @@ func (o *chunkOrder) at(k int64) int64 {
 // total crosses a multiple of load_progress_interval or all id1s are done.
 type loadProgress struct {
 	total, interval   int64
-	id1s, links, cnts atomic.Int64
+	id1s, links, cnts atomic.Int64 // per finished chunk (LinkBench's lines)
+	committed         atomic.Int64 // link and count rows, per committed batch (the progress reports)
 	start             time.Time
 	log               interface {
 		Info(msg string, args ...any)
@@ -372,6 +391,11 @@ type linkLoader struct {
 	drawn    []drawnLink // randomid2max > 0: the id2s and times of the current list
 
 	linksLoaded, countsLoaded int64
+	// stop is done when the loader must stop (between store calls; the
+	// calls' own context ends grace_time later); committed counts the rows
+	// of every committed call, for the progress reports.
+	stop      context.Context
+	committed *atomic.Int64
 	// repeats counts the links whose id2 repeated an earlier one of their
 	// (id1, link_type) (randomid2max > 0): stores upsert them.
 	repeats int64
@@ -492,6 +516,9 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 }
 
 func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
+	if err := ll.stop.Err(); err != nil {
+		return err
+	}
 	// Quirk §11.2-1 (load latencies in ns where us were expected): fixed in
 	// both modes (microseconds everywhere).
 	t0 := time.Now()
@@ -508,6 +535,7 @@ func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
 	}
 	ll.rec.Record(stats.LoadLink, stats.Success, d)
 	ll.linksLoaded++
+	ll.committed.Add(2) // the link and its count
 	// Quirk §11.2-23 (one "count" per row-by-row link; LinkBench times only
 	// the last link of each (id1, type)): the count kept in both modes, every
 	// link timed in both modes (statistics only, not the streams).
@@ -520,6 +548,9 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 	if len(ll.links) == 0 {
 		return nil
 	}
+	if err := ll.stop.Err(); err != nil {
+		return err
+	}
 	n := len(ll.links)
 	err := ll.batch(ctx, stats.LoadLinksBulk, stats.LoadLinksBulkNLinks, n, func() error {
 		return ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
@@ -528,6 +559,7 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 		return fmt.Errorf("load: AddBulkLinks (%d links): %w", n, err)
 	}
 	ll.linksLoaded += int64(n)
+	ll.committed.Add(int64(n))
 	ll.links = ll.links[:0]
 	return nil
 }
@@ -535,6 +567,9 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 func (ll *linkLoader) flushCounts(ctx context.Context) error {
 	if len(ll.counts) == 0 {
 		return nil
+	}
+	if err := ll.stop.Err(); err != nil {
+		return err
 	}
 	n := len(ll.counts)
 	err := ll.batch(ctx, stats.LoadCountsBulk, stats.LoadCountsBulkNLinks, n, func() error {
@@ -544,6 +579,7 @@ func (ll *linkLoader) flushCounts(ctx context.Context) error {
 		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", n, err)
 	}
 	ll.countsLoaded += int64(n)
+	ll.committed.Add(int64(n))
 	ll.counts = ll.counts[:0]
 	return nil
 }
@@ -594,7 +630,8 @@ type nodeLoader struct {
 	gen    distributions.DataGen
 	nodes  []store.Node
 	bytes  int64
-	loaded atomic.Int64 // read by the progress monitor
+	loaded atomic.Int64    // read by the progress monitor
+	stop   context.Context // done when the loader must stop (see linkLoader.stop)
 }
 
 func newNodeLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
@@ -619,7 +656,7 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 		nowSec := int32(cfg.now().Unix())
 		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
 			if id&1023 == 0 {
-				if err := ctx.Err(); err != nil {
+				if err := nl.stop.Err(); err != nil {
 					return err
 				}
 				nowSec = int32(cfg.now().Unix())
@@ -649,6 +686,9 @@ func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.Bulk
 	// in both modes (no store call; it draws nothing).
 	if len(nl.nodes) == 0 {
 		return nil
+	}
+	if err := nl.stop.Err(); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	var err error
