@@ -181,8 +181,8 @@ func TestHarmonicGolden(t *testing.T) {
 }
 
 // TestZipfGolden: LinkBench's Zipf values (reference §10.2), from
-// ZipfJava (the default-mode Zipf shares PDF, CDF and ExpectedCount; its
-// quantile is compared with ZipfJava's in TestZipfFastMatchesJava).
+// zipfJava (the default-mode Zipf shares PDF, CDF and ExpectedCount; its
+// quantile is compared with zipfJava's in TestZipfFastMatchesJava).
 func TestZipfGolden(t *testing.T) {
 	z, err := newZipfJava(0, 1000, 0.8, 0, false)
 	if err != nil {

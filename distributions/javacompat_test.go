@@ -80,7 +80,7 @@ func TestUniformJava(t *testing.T) {
 		}
 	}
 	if _, err := newJavaUniform(0, math.MaxInt64, 0, false); err == nil {
-		t.Error("NewUniformJava accepted a range whose nextInt bound overflows")
+		t.Error("the Java Uniform accepted a range whose nextInt bound overflows")
 	}
 }
 
@@ -142,7 +142,7 @@ func TestShufflerJava(t *testing.T) {
 		}
 		seen[p/ShuffleGroups] = true
 	}
-	// ID2Chooser and NewAccessJava use it.
+	// ID2Chooser and the Java Access use it.
 	if _, err := JavaMode(nil).ID2Chooser(ID2Config{StartID1: 1, MaxID1: 1 + 3_000_000_000, LinkTypeCount: 1}, BuiltinOutDegree(1, 1+3_000_000_000)); err == nil {
 		t.Error("Java ID2Chooser built over a range LinkBench's shuffler rejects")
 	}
@@ -156,7 +156,7 @@ func TestShufflerJava(t *testing.T) {
 
 // TestArithmeticOutDegreeJava checks LinkBench's RECIPROCAL overflow and
 // PERFECT_SQUARES accumulation (quirks §11.2-14, kept by
-// NewArithmeticOutDegreeJava) against the default-mode fixes.
+// the Java mode's arithmetic) against the default-mode fixes.
 func TestArithmeticOutDegreeJava(t *testing.T) {
 	for _, d := range []int64{0, 1, 5} {
 		j, _ := javaArithmetic("RECIPROCAL", d, 0, 1, 1001)
@@ -304,7 +304,7 @@ func TestArithmeticFormula(t *testing.T) {
 }
 
 // TestZipfModes: the Java-compatible constructors give LinkBench's Zipf
-// quantile (ZipfJava), the default ones the fast one (Zipf).
+// quantile (zipfJava), the default ones the fast one (Zipf).
 func TestZipfModes(t *testing.T) {
 	spec := Spec{Kind: KindZipf, Shape: 0.8}
 	d, err := NewDistribution(spec, 1, 1001, nil)
@@ -323,6 +323,6 @@ func TestZipfModes(t *testing.T) {
 		t.Errorf("JavaMode.Access(zipf) samples with %T, want *zipfJava", a.dist)
 	}
 	if _, err := newZipfJava(1, 1, 0.8, 0, false); err == nil {
-		t.Error("NewZipfJava accepted an empty range")
+		t.Error("the Java Zipf accepted an empty range")
 	}
 }

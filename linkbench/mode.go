@@ -313,8 +313,7 @@ type requestSource interface {
 	// generators (which recognise its concrete type).
 	source() distributions.Source
 	// pickDB draws the database of a request from the cumulative shares
-	// cum (percent): one draw per request, even with one database, as the
-	// maintained fork (quirk §11.1-11, kept in both modes).
+	// cum (percent) of two databases or more: one draw.
 	pickDB(cum []float64) int
 	// sendGap draws the time to the next send, ns, at rateNs requests per
 	// ns (exponential inter-arrival times: Poisson arrivals).
@@ -334,11 +333,9 @@ func (s *fastSource) source() distributions.Source { return s.Rand }
 
 // pickDB returns the first database whose cumulative share is > x.
 func (s *fastSource) pickDB(cum []float64) int {
-	db := 0
-	if x := s.Float64() * 100; len(cum) > 1 {
-		for db < len(cum)-1 && x >= cum[db] {
-			db++
-		}
+	db, x := 0, s.Float64()*100
+	for db < len(cum)-1 && x >= cum[db] {
+		db++
 	}
 	return db
 }
@@ -368,11 +365,9 @@ func (s *javaSource) source() distributions.Source { return s.JavaRandom }
 
 // pickDB returns the first database whose cumulative share is >= x.
 func (s *javaSource) pickDB(cum []float64) int {
-	db := 0
-	if x := s.Float64() * 100; len(cum) > 1 {
-		for db < len(cum)-1 && x > cum[db] {
-			db++
-		}
+	db, x := 0, s.Float64()*100
+	for db < len(cum)-1 && x > cum[db] {
+		db++
 	}
 	return db
 }

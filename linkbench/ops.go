@@ -21,8 +21,8 @@ type requestOp struct {
 	field func(*Mix) *float64 // the key's field of Mix
 	// stream is the operation's position among streamOps.
 	stream int
-	// do builds and sends one request of this kind to st (see
-	// requester.do).
+	// do builds and sends one request of this kind to st and returns its
+	// outcome (see requester.send).
 	do func(r *requester, ctx context.Context, st store.Store) (stats.Outcome, error)
 }
 

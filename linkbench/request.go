@@ -458,7 +458,8 @@ type reqLoop struct {
 	// that work.
 	now   int64
 	stale bool
-	next  int64 // scheduled send time (open loop)
+	next  int64   // scheduled send time (open loop)
+	q     request // the current request
 }
 
 // paceResult says how pace ended.
@@ -520,7 +521,14 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 		if l.stale {
 			l.now, l.stale = r.clk.now(), false
 		}
-		db := r.draws.pickDB(r.dbCum)
+		// The database: one draw per request, even with one database, as
+		// the maintained fork (quirk §11.1-11, kept in both modes).
+		db := 0
+		if len(r.dbCum) > 1 {
+			db = r.draws.pickDB(r.dbCum)
+		} else {
+			r.src.Float64()
+		}
 		var scheduled int64
 		if l.rateNs > 0 {
 			var p paceResult
@@ -531,12 +539,19 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 				return
 			}
 		}
-		q := r.send(reqCtx, l, db)
+		q := &l.q
+		r.send(reqCtx, l, db)
 		q.measured = q.end - q.start
 		if l.rateNs > 0 {
 			q.measured = q.end - scheduled
 		}
-		if !r.account(ctx, l, &q) {
+		if q.abandoned {
+			if !r.abandon(ctx, l, q) {
+				break
+			}
+			continue
+		}
+		if !r.account(l, q) {
 			break
 		}
 	}
@@ -599,9 +614,10 @@ func (r *requester) pace(ctx context.Context, l *reqLoop) (int64, paceResult) {
 }
 
 // send picks the operation and performs it on database db, reading the
-// clock at its end.
-func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) request {
-	q := request{start: l.now}
+// clock at its end: the request l.q.
+func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) {
+	q := &l.q
+	*q = request{start: l.now}
 	r.sendNs = q.start
 	q.op, q.noOp = r.draws.pickOp()
 	if q.noOp {
@@ -610,51 +626,64 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) request {
 		// without a clock read: it ends when it starts.
 		q.err, q.end = errNoOp, q.start
 		q.abandoned = reqCtx.Err() != nil
-		return q
+		return
 	}
 	callCtx := reqCtx
 	var cancelCall context.CancelFunc
 	if timeout := r.w.cfg.RequestTimeout; timeout > 0 {
 		callCtx, cancelCall = context.WithTimeout(reqCtx, timeout)
 	}
+	// The operation builds and sends its request (requestOps' do). It
+	// reads no clock: send's clock reads delimit the request; link and
+	// node times are the request's send time (wallMs). inflight shows the
+	// call to the monitor while it waits for the store.
 	r.inflight.Store(q.start + 1)
-	q.outcome, q.err = r.do(callCtx, q.op, db)
+	q.outcome, q.err = requestOps[q.op].do(r, callCtx, r.stores[db])
 	r.inflight.Store(0)
+	switch {
+	case q.err != nil:
+		q.outcome = stats.Error
+	case q.outcome == stats.Success:
+		r.found++
+	default:
+		r.notFound++
+	}
 	l.now = r.clk.now() // the one clock read of the request
 	if cancelCall != nil {
 		cancelCall()
 	}
 	q.end = l.now
 	q.abandoned = q.err != nil && callCtx.Err() != nil && !serverError(q.err)
-	return q
 }
 
-// account records request q and does the loop's bookkeeping: failures,
-// progress, the -csvstream intervals, the end of the warm-up. It returns
-// false when the requester stops.
-func (r *requester) account(ctx context.Context, l *reqLoop, q *request) bool {
+// abandon accounts for request q, abandoned: its call's context was done
+// while it waited for the store (the phase's hard bound, the caller, its
+// timeout). It returns false when the requester stops.
+func (r *requester) abandon(ctx context.Context, l *reqLoop, q *request) bool {
+	if l.warmupDone {
+		if r.rec.RecordAbandoned(requestOps[q.op].op, time.Duration(q.measured)) {
+			l.stale = true
+		}
+		r.abandoned++
+		if ctx.Err() != nil {
+			r.abandonedAtEnd++
+		}
+		r.requestsDone++
+		l.sinceUpdate++
+	}
+	if ctx.Err() != nil {
+		return false // the phase is over
+	}
+	l.stale = true
+	return q.end <= l.endTime
+}
+
+// account records request q (not abandoned) and does the loop's
+// bookkeeping: failures, progress, the -csvstream intervals, the end of
+// the warm-up. It returns false when the requester stops.
+func (r *requester) account(l *reqLoop, q *request) bool {
 	cfg := &r.w.cfg
 	op := requestOps[q.op].op
-	if q.abandoned {
-		// Abandoned: the call's context was done while it waited for
-		// the store (the phase's hard bound, the caller, its timeout).
-		if l.warmupDone {
-			if r.rec.RecordAbandoned(op, time.Duration(q.measured)) {
-				l.stale = true
-			}
-			r.abandoned++
-			if ctx.Err() != nil {
-				r.abandonedAtEnd++
-			}
-			r.requestsDone++
-			l.sinceUpdate++
-		}
-		if ctx.Err() != nil {
-			return false // the phase is over
-		}
-		l.stale = true
-		return q.end <= l.endTime
-	}
 	if l.warmupDone && !q.noOp {
 		r.record(l, op, q)
 	}
@@ -680,7 +709,9 @@ func (r *requester) account(ctx context.Context, l *reqLoop, q *request) bool {
 	} else {
 		l.warmupRequests++
 	}
-	r.logProgress(l, q.end)
+	if l.progressNs > 0 && q.end-l.lastUpdate > l.progressNs || !l.warmupDone && q.end >= l.benchStart {
+		r.logProgress(l, q.end)
+	}
 	if q.end > l.endTime {
 		cfg.logger().Info(fmt.Sprintf("Requester #%d: time limit of %ds elapsed, shutting down.", r.id, int64(cfg.MaxTime/time.Second)))
 		return false
@@ -875,23 +906,6 @@ func (r *requester) linkID1(correlated, uncorrelated *distributions.Access) int6
 
 func (r *requester) linkType() int64 {
 	return store.DefaultLinkType + int64(r.src.Int31n(r.ltc))
-}
-
-// do builds and sends one request of kind op (an index of requestOps) to
-// database db and returns its outcome. It reads no clock: the caller's
-// clock reads delimit the request (see run); link and node times are the
-// request's send time (wallMs).
-func (r *requester) do(ctx context.Context, op int, db int) (o stats.Outcome, err error) {
-	o, err = requestOps[op].do(r, ctx, r.stores[db])
-	switch {
-	case err != nil:
-		o = stats.Error
-	case o == stats.Success:
-		r.found++
-	default:
-		r.notFound++
-	}
-	return o, err
 }
 
 // missIf returns Miss when found is false, else Success.
