@@ -66,7 +66,7 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
 			case missingSchema(err):
 				if o.createSchema {
-					return usageError{fmt.Errorf("-r: %w: -create-schema creates empty tables: add -l to load the graph into them", err)}
+					return usageError{fmt.Errorf("-r: %w: -create-schema would create empty tables: add -l (-create-schema -l -r) to load the graph into them", err)}
 				}
 				return usageError{fmt.Errorf("-r: %w: the database has no LinkBench tables; create and load it first with -create-schema -l", err)}
 			}
