@@ -75,15 +75,32 @@ func (k AccessKind) realSection() Section {
 type Access struct {
 	kind     AccessKind
 	mode     Kind
+	step     accessStep // what NextID does, decided at construction
 	min, max int64
 	config   int64
-	uniform  *Uniform     // built-in modes: u = uniform id in [min, max)
+	uniform  Distribution // built-in modes: u = uniform id in [min, max)
 	dist     Distribution // class kinds and REAL
 	shuf     *InvertibleShuffler
-	java     bool    // built by NewAccessJava
 	logC     float64 // POWER: ln(config), as Java's Math.log(config)
 	invC     float64 // PERFECT_POWER: 1.0/config
 }
+
+// accessStep is what an Access's NextID does.
+type accessStep uint8
+
+const (
+	stepShuffled     accessStep = iota // the distribution's id, shuffled
+	stepShuffledWide                   // the same, ids outside [min, max) unshuffled (Java mode's wide Uniform)
+	stepRoundRobin
+	stepReciprocal
+	stepMultiple
+	stepPower
+	stepPerfectPower
+)
+
+// builtinSteps maps the built-in modes to their steps.
+var builtinSteps = map[Kind]accessStep{KindRoundRobin: stepRoundRobin, KindReciprocal: stepReciprocal,
+	KindMultiple: stepMultiple, KindPower: stepPower, KindPerfectPower: stepPerfectPower}
 
 // NewAccess builds the access distribution of the given kind over [min, max)
 // (the loaded ids [startid1, maxid1)), in the default mode.
@@ -98,8 +115,8 @@ type Access struct {
 // uncorrelated kinds and NodeDeletes, as in LinkBench. KindReal with
 // RealDist set is the class RealDistribution with that section (any kind;
 // "links" is rejected, LinkBench cannot sample it). See [Real.Choose] for
-// the stateless default-mode sampler, and [NewAccessJava] for LinkBench's
-// exact behaviour.
+// the stateless default-mode sampler, and [JavaMode] for LinkBench's exact
+// behaviour.
 //
 // Built-in modes (no shuffler; quirks kept, they are deliberate
 // configurations, §7.7, §11.2-12), with u = a uniform id in [min, max)
@@ -118,55 +135,24 @@ type Access struct {
 // "data_file", and those of the distribution), including a REAL spec with no
 // real data.
 func NewAccess(kind AccessKind, spec Spec, min, max int64, real *RealData) (*Access, error) {
-	return newAccess(kind, spec, min, max, real, nil, false)
+	return newAccess(kind, spec, min, max, real, defaultMode{})
 }
 
-// NewAccessJava builds the access distribution as [NewAccess] does, with
-// LinkBench's exact behaviour for Java-compatible runs (draw for draw with a
-// [JavaRandom] source):
-//
-//   - KindReal samples with LinkBench's stateful cursors (quirk §11.1-7,
-//     kept): the layer k is Java's binary search of cs[last]*U in the exact
-//     cs array, and the id is min + cursor[k] mod n, the cursor then
-//     advancing; cursors holds the cursors, shared (as LinkBench's static
-//     arrays are) by every REAL distribution built with it, LinkWrites and
-//     NodeUpdates using the same ones. It must come from NewRealCursors(real).
-//   - KindUniform and the uniform draw u of the built-in modes use
-//     [NewUniformJava] (quirk §11.2-13, kept: for n > 2^31-1 the id may lie
-//     outside [min, max)).
-//   - The shuffler is [NewInvertibleShufflerJava] (quirk §11.2-13, kept: the
-//     32-bit cast of n, for n >= 2^31).
-//
-// NextID returns an id outside [min, max) unshuffled where LinkBench's
-// shuffler would throw (only with the Java Uniform on more than 2^31-1
-// ids). The other kinds draw as in the default mode. cursors may be nil
-// when the spec is not KindReal.
-//
-// Errors: those of NewAccess; a *ParamError "cursors" when KindReal has no
-// cursors or cursors built for other data; "data_file" when the section has
-// only the value 0 (LinkBench's sampler fails); those of NewUniformJava and
-// NewInvertibleShufflerJava.
-func NewAccessJava(kind AccessKind, spec Spec, min, max int64, real *RealData, cursors *RealCursors) (*Access, error) {
-	return newAccess(kind, spec, min, max, real, cursors, true)
-}
-
-func newAccess(kind AccessKind, spec Spec, min, max int64, real *RealData, cursors *RealCursors, java bool) (*Access, error) {
+// newAccess builds the access distribution with the distributions,
+// uniform draw, REAL sampler and shuffler of mode m.
+func newAccess(kind AccessKind, spec Spec, min, max int64, real *RealData, m accessBuilder) (*Access, error) {
 	if kind < 0 || kind >= numAccessKinds {
 		return nil, paramErr("kind", kind.String(), "unknown access kind")
 	}
 	if err := checkRange(min, max); err != nil {
 		return nil, err
 	}
-	a := &Access{kind: kind, mode: spec.Kind, min: min, max: max, config: spec.Config, java: java,
+	a := &Access{kind: kind, mode: spec.Kind, min: min, max: max, config: spec.Config,
 		logC: math.Log(float64(spec.Config)), invC: 1 / float64(spec.Config)}
 	if spec.Kind.builtin() {
+		a.step = builtinSteps[spec.Kind]
 		var err error
-		if java {
-			a.uniform, err = NewUniformJava(min, max, 0, false)
-		} else {
-			a.uniform, err = NewUniform(min, max, 0, false)
-		}
-		if err != nil {
+		if a.uniform, err = m.uniform(min, max); err != nil {
 			return nil, err
 		}
 		switch c := spec.Config; spec.Kind {
@@ -195,31 +181,19 @@ func newAccess(kind AccessKind, spec Spec, min, max int64, real *RealData, curso
 			return nil, paramErr("realdist", s.String(), "the links section is an out-degree, not an access distribution; use link_reads, link_writes, node_reads or node_writes")
 		}
 		var err error
-		if java {
-			// LinkBench quirk §11.1-7 (REAL access cursors shared process-wide): kept in Java-compatible mode.
-			a.dist, err = real.javaDistribution(s, min, max, cursors)
-		} else {
-			// LinkBench quirk §11.1-7 (REAL access cursors shared process-wide): fixed in default mode (stateless).
-			a.dist, err = real.Distribution(s, min, max)
-		}
-		if err != nil {
+		if a.dist, err = m.realAccess(real, s, min, max); err != nil {
 			return nil, err
 		}
 	case KindUniform, KindZipf, KindZipfExact, KindGeometric, KindLogNormal, KindPiecewise:
 		var err error
-		if java {
-			a.dist, err = NewDistributionJava(spec, min, max, real, cursors)
-		} else {
-			a.dist, err = NewDistribution(spec, min, max, real)
-		}
-		if err != nil {
+		if a.dist, err = m.Distribution(spec, min, max, real); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, paramErr("kind", spec.Kind.String(), "not an access distribution")
 	}
 	var err error
-	if a.shuf, err = shufflerFor(kind.ShuffleSeed(), max-min, java); err != nil {
+	if a.shuf, err = m.Shuffler(kind.ShuffleSeed(), ShuffleGroups, max-min); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -243,9 +217,18 @@ func (a *Access) Shuffled() bool { return a.shuf != nil }
 // uniform draw except ROUND_ROBIN: none). The blend between correlated and
 // uncorrelated distributions is the caller's (its draw comes first).
 func (a *Access) NextID(r Source, prev int64) int64 {
-	var id int64
-	switch a.mode {
-	case KindRoundRobin:
+	switch a.step {
+	case stepShuffled:
+		return a.min + a.shuf.Permute(a.dist.Choose(r)-a.min)
+	case stepShuffledWide:
+		// LinkBench's Uniform over more than 2^31-1 ids (Java mode) draws ids
+		// outside the range, where its shuffler throws: returned unshuffled.
+		id := a.dist.Choose(r)
+		if uint64(id-a.min) >= uint64(a.max-a.min) {
+			return id
+		}
+		return a.min + a.shuf.Permute(id-a.min)
+	case stepRoundRobin:
 		// LinkBench quirk §11.2-12 (ROUND_ROBIN always gives min to link ops, prev = 0): kept in both modes (a configuration).
 		if prev <= a.min {
 			return a.min
@@ -254,30 +237,24 @@ func (a *Access) NextID(r Source, prev int64) int64 {
 			return a.min
 		}
 		return prev + 1
-	case KindReciprocal:
+	case stepReciprocal:
 		// LinkBench quirk §11.2-12 (RECIPROCAL collapses to min unless min = 1, may return max): kept in both modes.
 		u := a.uniform.Choose(r)
 		v := javaLong(math.Ceil(float64(a.max-a.min) / float64(u)))
 		return clamp(v, a.min, a.max)
-	case KindMultiple:
+	case stepMultiple:
 		// LinkBench quirk §11.2-12 (MULTIPLE rounds down and can fall below min): kept in both modes.
 		u := a.uniform.Choose(r)
 		return a.config * (u / a.config)
-	case KindPower:
+	case stepPower:
 		u := a.uniform.Choose(r)
 		e := math.Ceil(math.Log(float64(u)) / a.logC)
 		return min(a.max-1, javaPowLong(a.config, e))
-	case KindPerfectPower:
+	default: // stepPerfectPower
 		u := a.uniform.Choose(r)
 		root := javaCeilPow(float64(u), a.invC)
 		return min(a.max-1, javaPowLong(javaLong(root), float64(a.config)))
-	default:
-		id = a.dist.Choose(r)
 	}
-	if a.java && uint64(id-a.min) >= uint64(a.max-a.min) {
-		return id // LinkBench's shuffler throws here (Java Uniform beyond 2^31-1 ids)
-	}
-	return a.min + a.shuf.Permute(id-a.min)
 }
 
 // intPow returns base^e for an integer-valued e >= 0 and base >= 0 when the

@@ -32,7 +32,7 @@ func benchDists(b *testing.B) []benchDist {
 		return func() (Distribution, error) { return NewDistribution(s, benchMin, benchMax, nil) }
 	}
 	specJava := func(s Spec) func() (Distribution, error) {
-		return func() (Distribution, error) { return NewDistributionJava(s, benchMin, benchMax, nil, nil) }
+		return func() (Distribution, error) { return javaDistribution(s, benchMin, benchMax, nil, nil) }
 	}
 	pts, _ := ParsePoints(piecewiseTestPoints)
 	file, builtin := loadRef(b, "Distribution.dat"), BuiltinRealData(Vintage2017)
@@ -42,12 +42,12 @@ func benchDists(b *testing.B) []benchDist {
 	}
 	realJava := func(s Section) func() (Distribution, error) {
 		return func() (Distribution, error) {
-			return NewDistributionJava(Spec{Kind: KindReal, RealDist: s}, benchMin, benchMax, file, cur)
+			return javaDistribution(Spec{Kind: KindReal, RealDist: s}, benchMin, benchMax, file, cur)
 		}
 	}
 	return []benchDist{
 		{"Uniform", spec(Spec{Kind: KindUniform})},
-		{"UniformJava", func() (Distribution, error) { return NewUniformJava(benchMin, benchMax, 0, false) }},
+		{"UniformJava", func() (Distribution, error) { return newJavaUniform(benchMin, benchMax, 0, false) }},
 		{"Zipf0.8", spec(Spec{Kind: KindZipf, Shape: 0.8})},
 		{"Zipf0.625", spec(Spec{Kind: KindZipf, Shape: 0.625})},
 		{"Zipf1.5", spec(Spec{Kind: KindZipf, Shape: 1.5})},
@@ -150,7 +150,7 @@ func makeAccess(b *testing.B, a benchAccess, d *RealData, cur *RealCursors) *Acc
 	var acc *Access
 	var err error
 	if a.java {
-		acc, err = NewAccessJava(a.kind, a.spec, benchMin, benchMax, d, cur)
+		acc, err = javaAccess(a.kind, a.spec, benchMin, benchMax, d, cur)
 	} else {
 		acc, err = NewAccess(a.kind, a.spec, benchMin, benchMax, d)
 	}
@@ -218,7 +218,7 @@ func BenchmarkSetupRun(b *testing.B) {
 		{"BuiltinRealData", func() error { BuiltinRealData(Vintage2017); return nil }},
 		{"RealCursors", func() error { _, err := NewRealCursors(file); return err }},
 		{"Shuffler", func() error { _, err := NewInvertibleShuffler(ShuffleSeedLinks, ShuffleGroups, benchN); return err }},
-		{"ShufflerJava", func() error { _, err := NewInvertibleShufflerJava(ShuffleSeedLinks, ShuffleGroups, benchN); return err }},
+		{"ShufflerJava", func() error { _, err := newJavaShuffler(ShuffleSeedLinks, ShuffleGroups, benchN); return err }},
 		{"OutDegreeReal", func() error { _, err := file.OutDegree(benchMin, benchMax); return err }},
 		{"OutDegreeBuiltin", func() error { BuiltinOutDegree(benchMin, benchMax); return nil }},
 		{"OutDegreeZipf", func() error {
@@ -226,7 +226,7 @@ func BenchmarkSetupRun(b *testing.B) {
 			return err
 		}},
 		{"OutDegreePerfectSquaresJava", func() error {
-			_, err := NewArithmeticOutDegreeJava("PERFECT_SQUARES", 1, 2, benchMin, benchMax)
+			_, err := javaArithmetic("PERFECT_SQUARES", 1, 2, benchMin, benchMax)
 			return err
 		}},
 		{"ID2Chooser", func() error {
@@ -272,7 +272,7 @@ func BenchmarkNLinks(b *testing.B) {
 		b.Fatal(err)
 	}
 	zipf, _ := NewClassOutDegree(Spec{Kind: KindZipf, Shape: 0.5, Mean: 4, HasMean: true}, benchMin, benchMax, nil)
-	ps, _ := NewArithmeticOutDegreeJava("PERFECT_SQUARES", 1, 2, benchMin, benchMax)
+	ps, _ := javaArithmetic("PERFECT_SQUARES", 1, 2, benchMin, benchMax)
 	b.Run("Real", func(b *testing.B) { benchNLinks(b, real) })
 	b.Run("Builtin", func(b *testing.B) { benchNLinks(b, BuiltinOutDegree(benchMin, benchMax)) })
 	b.Run("Zipf", func(b *testing.B) { benchNLinks(b, zipf) })

@@ -133,7 +133,7 @@ func TestBuiltinRealDataUse(t *testing.T) {
 				var a *Access
 				var err error
 				if java {
-					a, err = NewAccessJava(k, Spec{Kind: KindReal}, 1, 100001, d, cur)
+					a, err = javaAccess(k, Spec{Kind: KindReal}, 1, 100001, d, cur)
 				} else {
 					a, err = NewAccess(k, Spec{Kind: KindReal}, 1, 100001, d)
 				}

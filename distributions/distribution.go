@@ -151,7 +151,7 @@ type Spec struct {
 // with spec.RealDist naming the section (real must then hold it). Built-in
 // access modes and KindReal without RealDist are not distributions (use
 // [NewAccess]); they, bad parameters and a missing section return a
-// *ParamError. See [NewDistributionJava] for LinkBench's exact behaviour.
+// *ParamError. See [JavaMode] for LinkBench's exact behaviour.
 func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, error) {
 	switch spec.Kind {
 	case KindUniform:
@@ -176,35 +176,4 @@ func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, e
 		return real.Distribution(spec.RealDist, min, max)
 	}
 	return nil, paramErr("kind", spec.Kind.String(), "not a distribution class (uniform, zipf, zipf_exact, geometric, lognormal, piecewise, or real with realdist)")
-}
-
-// NewDistributionJava builds the distribution as [NewDistribution] does, with
-// LinkBench's exact behaviour for Java-compatible runs: KindUniform is
-// [NewUniformJava] (quirk §11.2-13, kept), KindZipf is [NewZipfJava]
-// (LinkBench's evaluation of the quantile, bit for bit), and KindReal samples with
-// LinkBench's shared cursors from cursors, which must come from
-// NewRealCursors(real) (quirk §11.1-7, kept; see [NewAccessJava]). Other
-// kinds are the default ones (they draw as LinkBench does). cursors may be
-// nil unless the spec is KindReal. Errors: those of NewDistribution,
-// NewUniformJava, and a *ParamError "cursors" (missing or built for other
-// data) or "realdist" (the links section, which LinkBench cannot sample).
-// KindZipfExact and KindPiecewise have no LinkBench configuration, hence no
-// Java stream to match: they are the default-mode distributions here too.
-// PDF, CDF, Quantile and ExpectedCount of the Java-compatible REAL
-// distribution are those of [Real]: over the first n*expected_val draws
-// LinkBench's cursors give each id about the share Real.PDF assigns it;
-// beyond, they drift toward uniform (reference §7.6).
-func NewDistributionJava(spec Spec, min, max int64, real *RealData, cursors *RealCursors) (Distribution, error) {
-	switch spec.Kind {
-	case KindUniform:
-		return NewUniformJava(min, max, spec.Mean, spec.HasMean)
-	case KindZipf:
-		return NewZipfJava(min, max, spec.Shape, spec.Mean, spec.HasMean)
-	case KindReal:
-		if spec.RealDist == SectionNone || real == nil {
-			return NewDistribution(spec, min, max, real) // the error
-		}
-		return real.javaDistribution(spec.RealDist, min, max, cursors)
-	}
-	return NewDistribution(spec, min, max, real)
 }

@@ -32,19 +32,20 @@
 // harmonic values. One default-mode algorithm trades bit-compatibility for
 // speed: [Zipf]'s quantile evaluates its power with a relative error below
 // 2^-44, so that about one draw in 10^4 or fewer lands on the id next to
-// LinkBench's; [ZipfJava] is LinkBench's, bit for bit.
+// LinkBench's; the Zipf of [JavaMode] is LinkBench's, bit for bit.
 //
 // # Java-compatible mode
 //
-// Where the default mode fixes a LinkBench bug that shapes the random
-// streams, a Java-compatible variant keeps it, selected explicitly:
-// [NewAccessJava] and [NewDistributionJava] (REAL access with LinkBench's
-// shared cursors held in a [RealCursors], §11.1-7; [NewUniformJava]'s draw
-// for ranges beyond 2^31-1 ids, §11.2-13; [NewInvertibleShufflerJava]'s
-// 32-bit cast of n, §11.2-13; [NewZipfJava]'s bit-exact quantile),
-// [ID2Config].Java (the out-degree shuffler),
-// and [NewArithmeticOutDegreeJava] (RECIPROCAL's overflow and
-// PERFECT_SQUARES' accumulation, §11.2-14). Everything else draws the same
+// A run picks its random mode once, as a [Mode], and builds its
+// distributions, access patterns, out-degree models, shufflers and id2
+// choosers through it. Where the default mode ([DefaultMode], the package's
+// constructors) fixes a LinkBench bug that shapes the random streams,
+// [JavaMode] keeps it: REAL access with LinkBench's shared cursors (held in
+// a [RealCursors], §11.1-7), the Uniform draw for ranges beyond 2^31-1 ids
+// and the shuffler's 32-bit cast of n (§11.2-13), Zipf's bit-exact
+// quantile, and the arithmetic out-degrees' overflow and accumulation
+// (§11.2-14). The Java variants are types of their own, so that nothing
+// asks for the mode while drawing. Everything else draws the same
 // in both modes. [SHA1PRNG] reproduces the master generator that seeds
 // LinkBench's per-thread java.util.Random (Appendix A.2). Each §11 quirk
 // that touches this package is decided in the code by a one-line comment

@@ -21,8 +21,8 @@ import (
 //   - the id2 chooser: "startid1", "maxid1", "link_type_count",
 //     "randomid2max", "id2gen_config", "requesters", "requester_id";
 //   - real data: "data_file" (a section the caller asked for is missing or
-//     too large), "cursors" (Java-compatible REAL sampling without the
-//     run's RealCursors), "data_vintage" (ParseVintage).
+//     too large), "cursors" (Java-compatible REAL sampling with
+//     RealCursors of other data), "data_vintage" (ParseVintage).
 type ParamError struct {
 	Param  string // parameter name, see above
 	Value  string // the offending value as given

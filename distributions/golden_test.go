@@ -181,10 +181,10 @@ func TestHarmonicGolden(t *testing.T) {
 }
 
 // TestZipfGolden: LinkBench's Zipf values (reference §10.2), from
-// ZipfJava (the default-mode Zipf shares PDF, CDF and ExpectedCount; its
-// quantile is compared with ZipfJava's in TestZipfFastMatchesJava).
+// zipfJava (the default-mode Zipf shares PDF, CDF and ExpectedCount; its
+// quantile is compared with zipfJava's in TestZipfFastMatchesJava).
 func TestZipfGolden(t *testing.T) {
-	z, err := NewZipfJava(0, 1000, 0.8, 0, false)
+	z, err := newZipfJava(0, 1000, 0.8, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestZipfGolden(t *testing.T) {
 	closeTo(t, "Zipf[0,1000) 0.8 cdf(9)", z.CDF(9), 0.2304563796328332, 0)
 	quantiles(t, "Zipf[0,1000) 0.8", z, []float64{0, .05, .1, .2, .5, .9, .99, .999999}, []int64{0, 0, 1, 6, 80, 661, 961, 999})
 
-	z, err = NewZipfJava(1, 10000001, 0.8, 0, false)
+	z, err = newZipfJava(1, 10000001, 0.8, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestZipfGolden(t *testing.T) {
 		}
 	}
 
-	z, err = NewZipfJava(0, 1000, 1.5, 0, false)
+	z, err = newZipfJava(0, 1000, 1.5, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestZipfGolden(t *testing.T) {
 	closeTo(t, "Zipf[0,1000) 1.5 cdf(9)", z.CDF(9), 0.7827471647997972, 0)
 	quantiles(t, "Zipf[0,1000) 1.5", z, []float64{0, .5, .7, .9, .99}, []int64{0, 1, 4, 32, 472})
 
-	z, err = NewZipfJava(1, 1001, 0.5, 2, true)
+	z, err = newZipfJava(1, 1001, 0.5, 2, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,15 +40,10 @@ type ID2Config struct {
 	// Requesters and RequesterID (0-based) feed fixId2 when ID2GenConfig is
 	// 1: Requesters >= 1, RequesterID >= 0.
 	Requesters, RequesterID int
-	// Java selects LinkBench's exact behaviour where the default mode fixes
-	// a bug: the out-degree shuffler is [NewInvertibleShufflerJava]'s (32-bit
-	// cast of n, §11.2-13), which differs only when MaxID1 - StartID1 >= 2^31
-	// (and fails, as LinkBench does, for some such ranges).
-	Java bool
 	// Shuffler, when not nil, is the out-degree shuffler to use instead of
 	// building one: the result of an earlier chooser's Shuffler with the
-	// same StartID1, MaxID1 and Java (shufflers are immutable, so the
-	// choosers of a phase's workers can share one).
+	// same StartID1 and MaxID1, built by the same [Mode] (shufflers are
+	// immutable, so the choosers of a phase's workers can share one).
 	Shuffler *InvertibleShuffler
 }
 
@@ -67,14 +62,20 @@ type ID2Chooser struct {
 // is not shuffled), to share with other choosers (ID2Config.Shuffler).
 func (c *ID2Chooser) Shuffler() *InvertibleShuffler { return c.nls }
 
-// NewID2Chooser returns the chooser for cfg with out-degree model od.
+// NewID2Chooser returns the chooser for cfg with out-degree model od, in
+// the default mode (see [Mode.ID2Chooser] for the others: they differ in
+// the out-degree shuffler).
 // Errors (*ParamError): MaxID1 <= StartID1 ("maxid1"), LinkTypeCount < 1
 // ("link_type_count"), RandomID2Max < 0 or > 2^31-1 ("randomid2max"),
 // ID2GenConfig not 0 or 1 ("id2gen_config"), and with ID2GenConfig 1:
 // Requesters < 1 ("requesters") or RequesterID < 0 ("requester_id"). A nil
-// od is an error too ("nlinks_func"), and so is, with Java set, a range
-// LinkBench's shuffler cannot handle ("n", see NewInvertibleShufflerJava).
+// od is an error too ("nlinks_func"), and so is a range the mode's
+// shuffler cannot handle ("n", see [JavaMode]).
 func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
+	return newID2Chooser(cfg, od, defaultMode{})
+}
+
+func newID2Chooser(cfg ID2Config, od OutDegree, m Mode) (*ID2Chooser, error) {
 	if cfg.MaxID1 <= cfg.StartID1 || cfg.MaxID1-cfg.StartID1 <= 0 {
 		return nil, paramErr("maxid1", cfg.MaxID1, "must exceed startid1 = %d", cfg.StartID1)
 	}
@@ -104,7 +105,7 @@ func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
 		c.nls = cfg.Shuffler
 		if c.nls == nil || c.nls.n != c.n {
 			var err error
-			if c.nls, err = shufflerFor(ShuffleSeedLinks, c.n, cfg.Java); err != nil {
+			if c.nls, err = m.Shuffler(ShuffleSeedLinks, ShuffleGroups, c.n); err != nil {
 				return nil, err
 			}
 		}

@@ -6,11 +6,11 @@ import (
 )
 
 // TestUniformJava checks LinkBench's Uniform draw beyond 2^31-1 ids (quirk
-// §11.2-13, kept by NewUniformJava) against the algorithm of reference §7.2
+// §11.2-13, kept by JavaMode) against the algorithm of reference §7.2
 // replayed on a second java.util.Random, and the default-mode fix.
 func TestUniformJava(t *testing.T) {
 	// n <= 2^31-1: both modes draw min + nextInt(n) (reference §10.2).
-	uj, err := NewUniformJava(1, 10000001, 0, false)
+	uj, err := newJavaUniform(1, 10000001, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,15 +23,15 @@ func TestUniformJava(t *testing.T) {
 	// Reference §10.1: init(0, 2^31.5) and init(0, 2^34.23), 10000 draws
 	// each, all in [0, max) (true only because min = 0).
 	for _, max := range []int64{int64(math.Pow(2, 31.5)), int64(math.Pow(2, 34.23))} {
-		for _, mk := range []func(int64, int64, float64, bool) (*Uniform, error){NewUniform, NewUniformJava} {
-			u, err := mk(0, max, 0, false)
+		for _, m := range []Mode{DefaultMode(), JavaMode(nil)} {
+			u, err := m.Distribution(Spec{Kind: KindUniform}, 0, max, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := NewJavaRandom(7)
 			for i := 0; i < 10000; i++ {
 				if v := u.Choose(r); v < 0 || v >= max {
-					t.Fatalf("Uniform[0, %d) java=%v: %d", max, u.java, v)
+					t.Fatalf("Uniform[0, %d) mode %s: %d", max, m, v)
 				}
 			}
 		}
@@ -40,7 +40,7 @@ func TestUniformJava(t *testing.T) {
 	// beyond; min is not added.
 	const min = 10_000_000_000_000 // above every Java draw
 	for _, n := range []int64{3_000_000_000, 5_000_000_000, 1 << 40} {
-		uj, err := NewUniformJava(min, min+n, 0, false)
+		uj, err := newJavaUniform(min, min+n, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,19 +79,19 @@ func TestUniformJava(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewUniformJava(0, math.MaxInt64, 0, false); err == nil {
-		t.Error("NewUniformJava accepted a range whose nextInt bound overflows")
+	if _, err := newJavaUniform(0, math.MaxInt64, 0, false); err == nil {
+		t.Error("the Java Uniform accepted a range whose nextInt bound overflows")
 	}
 }
 
 // TestShufflerJava checks LinkBench's 32-bit cast of n (quirk §11.2-13,
-// kept by NewInvertibleShufflerJava): identical permutations below 2^31,
+// kept by JavaMode): identical permutations below 2^31,
 // LinkBench's failure for 2^31 <= n < 2^32, and beyond that a bijection
 // whose inverse is not InvertPermute; the default shuffler stays exact.
 func TestShufflerJava(t *testing.T) {
 	for _, n := range []int64{10, 100, 10031, 10_000_000, math.MaxInt32} {
 		d, _ := NewInvertibleShuffler(ShuffleSeedLinks, ShuffleGroups, n)
-		j, err := NewInvertibleShufflerJava(ShuffleSeedLinks, ShuffleGroups, n)
+		j, err := newJavaShuffler(ShuffleSeedLinks, ShuffleGroups, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,12 +103,12 @@ func TestShufflerJava(t *testing.T) {
 		}
 	}
 	for _, n := range []int64{1 << 31, 3_000_000_000, 1<<32 + 1000} {
-		if _, err := NewInvertibleShufflerJava(1, ShuffleGroups, n); err == nil {
+		if _, err := newJavaShuffler(1, ShuffleGroups, n); err == nil {
 			t.Errorf("n %d: LinkBench's nextInt(%d) throws, but the Java shuffler was built", n, int64(int32(n))/ShuffleGroups)
 		}
 	}
 	n := int64(1<<32 + 1<<20)
-	j, err := NewInvertibleShufflerJava(ShuffleSeedLinks, ShuffleGroups, n)
+	j, err := newJavaShuffler(ShuffleSeedLinks, ShuffleGroups, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +142,11 @@ func TestShufflerJava(t *testing.T) {
 		}
 		seen[p/ShuffleGroups] = true
 	}
-	// ID2Chooser and NewAccessJava use it.
-	if _, err := NewID2Chooser(ID2Config{StartID1: 1, MaxID1: 1 + 3_000_000_000, LinkTypeCount: 1, Java: true}, BuiltinOutDegree(1, 1+3_000_000_000)); err == nil {
+	// ID2Chooser and the Java Access use it.
+	if _, err := JavaMode(nil).ID2Chooser(ID2Config{StartID1: 1, MaxID1: 1 + 3_000_000_000, LinkTypeCount: 1}, BuiltinOutDegree(1, 1+3_000_000_000)); err == nil {
 		t.Error("Java ID2Chooser built over a range LinkBench's shuffler rejects")
 	}
-	if _, err := NewAccessJava(LinkReads, Spec{Kind: KindZipf, Shape: 0.8}, 1, 1+3_000_000_000, nil, nil); err == nil {
+	if _, err := javaAccess(LinkReads, Spec{Kind: KindZipf, Shape: 0.8}, 1, 1+3_000_000_000, nil, nil); err == nil {
 		t.Error("Java access built over a range LinkBench's shuffler rejects")
 	}
 	if _, err := NewAccess(LinkReads, Spec{Kind: KindZipf, Shape: 0.8}, 1, 1+3_000_000_000, nil); err != nil {
@@ -156,10 +156,10 @@ func TestShufflerJava(t *testing.T) {
 
 // TestArithmeticOutDegreeJava checks LinkBench's RECIPROCAL overflow and
 // PERFECT_SQUARES accumulation (quirks §11.2-14, kept by
-// NewArithmeticOutDegreeJava) against the default-mode fixes.
+// the Java mode's arithmetic) against the default-mode fixes.
 func TestArithmeticOutDegreeJava(t *testing.T) {
 	for _, d := range []int64{0, 1, 5} {
-		j, _ := NewArithmeticOutDegreeJava("RECIPROCAL", d, 0, 1, 1001)
+		j, _ := javaArithmetic("RECIPROCAL", d, 0, 1, 1001)
 		f, _ := NewArithmeticOutDegree("RECIPROCAL", d, 0, 1, 1001)
 		if got, want := j.NLinks(1), d+math.MaxInt64; got != want {
 			t.Errorf("Java RECIPROCAL(%d) at startid1 = %d, want %d (wrapped)", d, got, want)
@@ -173,7 +173,7 @@ func TestArithmeticOutDegreeJava(t *testing.T) {
 			}
 		}
 	}
-	j, _ := NewArithmeticOutDegreeJava("perfect_squares", 1, 2, 1, 21)
+	j, _ := javaArithmetic("perfect_squares", 1, 2, 1, 21)
 	f, _ := NewArithmeticOutDegree("perfect_squares", 1, 2, 1, 21)
 	// Bonuses s - (r-1)^2 at s = 1, 4, 9, 16: 1, 3, 5, 7.
 	wantJ := []int64{2, 2, 2, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 10, 17, 17, 17, 17, 17}
@@ -191,7 +191,7 @@ func TestArithmeticOutDegreeJava(t *testing.T) {
 		t.Errorf("Java PERFECT_SQUARES NLinks(16) again = %d, want 24", got)
 	}
 	for _, m := range []string{"CONST", "MULTIPLES", "EXPONENTIAL"} {
-		j, _ := NewArithmeticOutDegreeJava(m, 2, 3, 1, 1000)
+		j, _ := javaArithmetic(m, 2, 3, 1, 1000)
 		f, _ := NewArithmeticOutDegree(m, 2, 3, 1, 1000)
 		for s := int64(1); s < 1000; s++ {
 			if j.NLinks(s) != f.NLinks(s) {
@@ -231,12 +231,12 @@ func TestPowerModesFormula(t *testing.T) {
 	for _, max := range []int64{12345, 1_000_000_001, 1 << 60} {
 		for _, c := range []int64{2, 3, 7} {
 			for _, mode := range []Kind{KindPower, KindPerfectPower} {
-				a, err := NewAccessJava(LinkReads, Spec{Kind: mode, Config: c}, 1, max, nil, nil)
+				a, err := javaAccess(LinkReads, Spec{Kind: mode, Config: c}, 1, max, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				r1, r2 := NewJavaRandom(c), NewJavaRandom(c)
-				u, _ := NewUniformJava(1, max, 0, false)
+				u, _ := newJavaUniform(1, max, 0, false)
 				cf := float64(c)
 				for i := 0; i < 20000; i++ {
 					x := float64(u.Choose(r2))
@@ -304,25 +304,25 @@ func TestArithmeticFormula(t *testing.T) {
 }
 
 // TestZipfModes: the Java-compatible constructors give LinkBench's Zipf
-// quantile (ZipfJava), the default ones the fast one (Zipf).
+// quantile (zipfJava), the default ones the fast one (Zipf).
 func TestZipfModes(t *testing.T) {
 	spec := Spec{Kind: KindZipf, Shape: 0.8}
 	d, err := NewDistribution(spec, 1, 1001, nil)
 	if _, ok := d.(*Zipf); err != nil || !ok {
 		t.Errorf("NewDistribution(zipf) = %T, %v; want *Zipf", d, err)
 	}
-	d, err = NewDistributionJava(spec, 1, 1001, nil, nil)
-	if _, ok := d.(*ZipfJava); err != nil || !ok {
-		t.Errorf("NewDistributionJava(zipf) = %T, %v; want *ZipfJava", d, err)
+	d, err = javaDistribution(spec, 1, 1001, nil, nil)
+	if _, ok := d.(*zipfJava); err != nil || !ok {
+		t.Errorf("JavaMode.Distribution(zipf) = %T, %v; want *zipfJava", d, err)
 	}
-	a, err := NewAccessJava(LinkReads, spec, 1, 1001, nil, nil)
+	a, err := javaAccess(LinkReads, spec, 1, 1001, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := a.dist.(*ZipfJava); !ok {
-		t.Errorf("NewAccessJava(zipf) samples with %T, want *ZipfJava", a.dist)
+	if _, ok := a.dist.(*zipfJava); !ok {
+		t.Errorf("JavaMode.Access(zipf) samples with %T, want *zipfJava", a.dist)
 	}
-	if _, err := NewZipfJava(1, 1, 0.8, 0, false); err == nil {
-		t.Error("NewZipfJava accepted an empty range")
+	if _, err := newZipfJava(1, 1, 0.8, 0, false); err == nil {
+		t.Error("the Java Zipf accepted an empty range")
 	}
 }

@@ -136,16 +136,28 @@ const (
 	arithPerfectSquares
 )
 
-// arithOutDegree is one of the arithmetic models of §5.4.
-type arithOutDegree struct {
+// arithModel is the formula of an arithmetic model of §5.4, shared by the
+// default and the Java-compatible out-degrees.
+type arithModel struct {
 	mode         int
 	name         string
 	def, cfg     int64
 	min, n       int64
 	fcfg, invCfg float64
-	logCfg       float64      // ln(nlinks_config), as Java's Math.log(nlinks_config)
-	java         bool         // LinkBench's exact arithmetic (NewArithmeticOutDegreeJava)
-	acc          atomic.Int64 // Java PERFECT_SQUARES: nlinks_default with the bonuses added so far
+	logCfg       float64 // ln(nlinks_config), as Java's Math.log(nlinks_config)
+}
+
+// arithOutDegree is the default mode's arithmetic out-degree: stateless,
+// never negative.
+type arithOutDegree struct {
+	arithModel
+}
+
+// javaArithOutDegree is LinkBench's arithmetic out-degree (see [JavaMode]):
+// RECIPROCAL overflows at s == min, PERFECT_SQUARES accumulates.
+type javaArithOutDegree struct {
+	arithModel
+	acc atomic.Int64 // PERFECT_SQUARES: nlinks_default with the bonuses added so far
 }
 
 // NewArithmeticOutDegree returns one of LinkBench's arithmetic out-degree
@@ -169,38 +181,21 @@ type arithOutDegree struct {
 //
 // Negative results are reported as 0. Errors (*ParamError): unknown mode
 // ("nlinks_func"), d < 0 ("nlinks_default"), c out of range
-// ("nlinks_config"), max <= min ("max").
+// ("nlinks_config"), max <= min ("max"). [JavaMode] builds LinkBench's
+// arithmetic instead.
 func NewArithmeticOutDegree(mode string, nlinksDefault, nlinksConfig, min, max int64) (OutDegree, error) {
-	return newArithmeticOutDegree(mode, nlinksDefault, nlinksConfig, min, max, false)
-}
-
-// NewArithmeticOutDegreeJava returns the arithmetic out-degree model as
-// LinkBench computes it, for Java-compatible runs; it differs from
-// [NewArithmeticOutDegree] in two quirks of §11.2-14, both kept:
-//
-//   - RECIPROCAL at s == min: n/0.0 is +Inf, (long) of it 2^63-1, and
-//     d + 2^63-1 wraps around to a negative count for d >= 1 (2^63-1
-//     links for d = 0).
-//   - PERFECT_SQUARES accumulates: each bonus is added to nlinks_default
-//     itself, and NLinks returns the accumulated value, so every id after a
-//     perfect power inherits all earlier bonuses and the result depends on
-//     the order of the calls. The model is therefore stateful: LinkBench has
-//     one per loader or requester thread (in its ID2Chooser), and so should
-//     the caller. Concurrent calls are free of data races (the state is
-//     atomic) but interleave their bonuses.
-//
-// Negative results are returned as they are (not raised to 0). Errors: as
-// NewArithmeticOutDegree.
-func NewArithmeticOutDegreeJava(mode string, nlinksDefault, nlinksConfig, min, max int64) (OutDegree, error) {
-	return newArithmeticOutDegree(mode, nlinksDefault, nlinksConfig, min, max, true)
-}
-
-func newArithmeticOutDegree(mode string, nlinksDefault, nlinksConfig, min, max int64, java bool) (OutDegree, error) {
-	if err := checkRange(min, max); err != nil {
+	m, err := newArithModel(mode, nlinksDefault, nlinksConfig, min, max)
+	if err != nil {
 		return nil, err
 	}
-	o := &arithOutDegree{def: nlinksDefault, cfg: nlinksConfig, min: min, n: max - min, fcfg: float64(nlinksConfig), java: java}
-	o.acc.Store(nlinksDefault)
+	return &arithOutDegree{arithModel: m}, nil
+}
+
+func newArithModel(mode string, nlinksDefault, nlinksConfig, min, max int64) (arithModel, error) {
+	if err := checkRange(min, max); err != nil {
+		return arithModel{}, err
+	}
+	o := arithModel{def: nlinksDefault, cfg: nlinksConfig, min: min, n: max - min, fcfg: float64(nlinksConfig)}
 	switch strings.ToUpper(strings.TrimSpace(mode)) {
 	case "CONST":
 		o.mode, o.name = arithConst, "CONST"
@@ -214,19 +209,19 @@ func newArithmeticOutDegree(mode string, nlinksDefault, nlinksConfig, min, max i
 		// LinkBench quirk §11.2-14 (PERFECT_POWERS documented but not accepted): fixed, the documented name is an alias in both modes.
 		o.mode, o.name = arithPerfectSquares, "PERFECT_SQUARES"
 	default:
-		return nil, paramErr("nlinks_func", mode, "unknown out-degree mode; accepted (any case): real, CONST, RECIPROCAL, MULTIPLES, EXPONENTIAL, PERFECT_SQUARES (alias PERFECT_POWERS), or a distribution class name")
+		return arithModel{}, paramErr("nlinks_func", mode, "unknown out-degree mode; accepted (any case): real, CONST, RECIPROCAL, MULTIPLES, EXPONENTIAL, PERFECT_SQUARES (alias PERFECT_POWERS), or a distribution class name")
 	}
 	if nlinksDefault < 0 {
-		return nil, paramErr("nlinks_default", nlinksDefault, "must be >= 0")
+		return arithModel{}, paramErr("nlinks_default", nlinksDefault, "must be >= 0")
 	}
 	switch o.mode {
 	case arithMultiples, arithPerfectSquares:
 		if nlinksConfig < 1 {
-			return nil, paramErr("nlinks_config", nlinksConfig, "%s needs nlinks_config >= 1", o.name)
+			return arithModel{}, paramErr("nlinks_config", nlinksConfig, "%s needs nlinks_config >= 1", o.name)
 		}
 	case arithExponential:
 		if nlinksConfig < 2 {
-			return nil, paramErr("nlinks_config", nlinksConfig, "EXPONENTIAL needs nlinks_config >= 2 (the base)")
+			return arithModel{}, paramErr("nlinks_config", nlinksConfig, "EXPONENTIAL needs nlinks_config >= 2 (the base)")
 		}
 	}
 	o.invCfg = 1 / o.fcfg
@@ -234,61 +229,70 @@ func newArithmeticOutDegree(mode string, nlinksDefault, nlinksConfig, min, max i
 	return o, nil
 }
 
-// NLinks evaluates the mode's formula at s (see NewArithmeticOutDegree).
-func (o *arithOutDegree) NLinks(s int64) int64 {
-	v := o.def
+// bonus returns what the mode's formula adds to nlinks_default at s (for
+// RECIPROCAL, s != min).
+func (o *arithModel) bonus(s int64) int64 {
 	switch o.mode {
 	case arithReciprocal:
-		if s == o.min {
-			if o.java {
-				// LinkBench quirk §11.2-14 (RECIPROCAL overflows at id1 = startid1): kept in Java-compatible mode.
-				return o.def + math.MaxInt64 // wraps around, as Java's long addition
-			}
-			// LinkBench quirk §11.2-14 (RECIPROCAL overflows at id1 = startid1): fixed in default mode (d + n).
-			v += o.n
-		} else {
-			v += javaLong(math.Ceil(float64(o.n) / float64(s-o.min)))
-		}
+		return javaLong(math.Ceil(float64(o.n) / float64(s-o.min)))
 	case arithMultiples:
 		if s%o.cfg == 0 {
-			v += o.cfg
+			return o.cfg
 		}
 	case arithExponential:
 		e := math.Ceil(math.Log(float64(s)) / o.logCfg)
 		if javaPowLong(o.cfg, e) == s {
-			v += s - javaPowLong(o.cfg, e-1)
+			return s - javaPowLong(o.cfg, e-1)
 		}
 	case arithPerfectSquares:
 		r := javaLong(javaCeilPow(float64(s), o.invCfg))
-		bonus := int64(0)
 		if javaPowLong(r, o.fcfg) == s {
-			bonus = s - javaPowLong(r-1, o.fcfg)
+			return s - javaPowLong(r-1, o.fcfg)
 		}
-		if o.java {
-			// LinkBench quirk §11.2-14 (PERFECT_SQUARES accumulates into nlinks_default): kept in Java-compatible mode.
-			return o.acc.Add(bonus)
-		}
-		// LinkBench quirk §11.2-14 (PERFECT_SQUARES accumulates into nlinks_default): fixed in default mode (stateless).
-		v += bonus
 	}
-	if o.java {
-		return v
-	}
-	if v < 0 {
-		return 0
-	}
-	return v
+	return 0
 }
+
+// NLinks evaluates the mode's formula at s (see NewArithmeticOutDegree).
+func (o *arithOutDegree) NLinks(s int64) int64 {
+	var v int64
+	if o.mode == arithReciprocal && s == o.min {
+		// LinkBench quirk §11.2-14 (RECIPROCAL overflows at id1 = startid1): fixed in default mode (d + n).
+		v = o.def + o.n
+	} else {
+		// LinkBench quirk §11.2-14 (PERFECT_SQUARES accumulates into nlinks_default): fixed in default mode (stateless).
+		v = o.def + o.bonus(s)
+	}
+	return max(v, 0)
+}
+
+// NLinks evaluates the mode's formula at s as LinkBench does (see
+// JavaMode).
+func (o *javaArithOutDegree) NLinks(s int64) int64 {
+	switch {
+	case o.mode == arithReciprocal && s == o.min:
+		// LinkBench quirk §11.2-14 (RECIPROCAL overflows at id1 = startid1): kept in Java-compatible mode.
+		return o.def + math.MaxInt64 // wraps around, as Java's long addition
+	case o.mode == arithPerfectSquares:
+		// LinkBench quirk §11.2-14 (PERFECT_SQUARES accumulates into nlinks_default): kept in Java-compatible mode.
+		return o.acc.Add(o.bonus(s))
+	}
+	return o.def + o.bonus(s)
+}
+
+// Shuffled returns false: arithmetic modes are not shuffled.
+func (o *javaArithOutDegree) Shuffled() bool { return false }
+
+// Describe names the mode and its parameters.
+func (o *javaArithOutDegree) Describe() string { return o.describe(", Java-compatible") }
 
 // Shuffled returns false: arithmetic modes are not shuffled.
 func (o *arithOutDegree) Shuffled() bool { return false }
 
 // Describe names the mode and its parameters.
-func (o *arithOutDegree) Describe() string {
-	j := ""
-	if o.java {
-		j = ", Java-compatible"
-	}
-	return o.name + j + " out-degree (nlinks_default " + strconv.FormatInt(o.def, 10) +
+func (o *arithOutDegree) Describe() string { return o.describe("") }
+
+func (o *arithModel) describe(variant string) string {
+	return o.name + variant + " out-degree (nlinks_default " + strconv.FormatInt(o.def, 10) +
 		", nlinks_config " + strconv.FormatInt(o.cfg, 10) + ")"
 }

@@ -119,7 +119,7 @@ func (rd *Real) ExpectedCount(id int64) float64 {
 // entry per point of the file, see buildLayers), so the layer found may
 // differ from LinkBench's binary search on the materialised cs array only
 // through floating-point rounding at a run boundary. The Java-compatible
-// sampler ([NewAccessJava], [NewDistributionJava]) searches LinkBench's
+// sampler ([JavaMode]) searches LinkBench's
 // materialised cs array instead and reads the id from its shared per-layer
 // cursors ([RealCursors]).
 func (rd *Real) Choose(r Source) int64 {

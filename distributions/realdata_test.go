@@ -241,7 +241,7 @@ func FuzzParseRealData(f *testing.F) {
 			return
 		}
 		for _, k := range []AccessKind{LinkReads, LinkWrites, NodeReads, NodeUpdates} {
-			a, err := NewAccessJava(k, Spec{Kind: KindReal}, 1, 1001, d, cur)
+			a, err := javaAccess(k, Spec{Kind: KindReal}, 1, 1001, d, cur)
 			if err != nil {
 				continue
 			}

@@ -13,9 +13,9 @@ import (
 // layer hands out. In LinkBench these arrays are static: shared by every
 // thread and every RealDistribution instance of the process, the link-writes
 // cursors serving both LINK_WRITES and NODE_UPDATES. Here they live in this
-// explicit object: create one per run with [NewRealCursors] and pass it to
-// every Java-compatible REAL distribution ([NewAccessJava],
-// [NewDistributionJava]) so that they share cursors as LinkBench's do.
+// explicit object, held by a run's [JavaMode] (which creates it, or is
+// given one made with [NewRealCursors]), so that every Java-compatible REAL
+// distribution of the run shares cursors as LinkBench's do.
 //
 // Safe for concurrent use: each cursor is advanced with an atomic
 // compare-and-swap, so concurrent requesters never lose or repeat an update
@@ -209,7 +209,7 @@ type realJava struct {
 // stateful sampler drawing from the cursors c.
 func (d *RealData) javaDistribution(s Section, min, max int64, c *RealCursors) (*realJava, error) {
 	if c == nil {
-		return nil, paramErr("cursors", "nil", "Java-compatible REAL sampling needs the run's RealCursors (NewRealCursors)")
+		return nil, paramErr("cursors", "nil", "Java-compatible REAL sampling needs the run's RealCursors")
 	}
 	if c.data != d {
 		return nil, paramErr("cursors", fmt.Sprintf("%p", c.data), "the RealCursors were built for other real data")

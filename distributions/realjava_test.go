@@ -26,7 +26,7 @@ func TestRealJavaGolden(t *testing.T) {
 	for _, f := range []string{"Distribution.dat", "Distribution_2011.dat"} {
 		d := loadRef(t, f)
 		cur := mustCursors(t, d)
-		a, err := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 1, 1001, d, cur)
+		a, err := javaAccess(LinkReads, Spec{Kind: KindReal}, 1, 1001, d, cur)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestRealJavaCursors(t *testing.T) {
 	}
 	cur := mustCursors(t, d)
 	// link_nreads: cs = [0, 0.5, 1]; p <= 0.5 takes layer 1, else layer 2.
-	a, err := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 10, 13, d, cur)
+	a, err := javaAccess(LinkReads, Spec{Kind: KindReal}, 10, 13, d, cur)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +162,12 @@ func TestRealJavaCursors(t *testing.T) {
 		}
 	}
 	// Shared link-writes cursors: one layer (cs = [0, 0.75]).
-	w, _ := NewAccessJava(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, cur)
-	u, err := NewAccessJava(NodeUpdates, Spec{Kind: KindReal}, 0, 1000, d, cur)
+	w, _ := javaAccess(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, cur)
+	u, err := javaAccess(NodeUpdates, Spec{Kind: KindReal}, 0, 1000, d, cur)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, _ := NewAccessJava(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, cur)
+	w2, _ := javaAccess(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, cur)
 	r := NewJavaRandom(1)
 	for i, acc := range []*Access{w, u, w2, u, w} {
 		if got := acc.NextID(r, 0); got != int64(i) {
@@ -175,24 +175,29 @@ func TestRealJavaCursors(t *testing.T) {
 		}
 	}
 	// A second RealCursors starts afresh.
-	fresh, _ := NewAccessJava(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, mustCursors(t, d))
+	fresh, _ := javaAccess(LinkWrites, Spec{Kind: KindReal}, 0, 1000, d, mustCursors(t, d))
 	if got := fresh.NextID(r, 0); got != 0 {
 		t.Errorf("fresh cursors: %d, want 0", got)
 	}
-	// Errors: no cursors, cursors of other data, the links section, and
-	// a section with only the value 0.
-	if _, err := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 0, 10, d, nil); err == nil {
-		t.Error("no cursors accepted")
+	// Errors: cursors of other data (given, or created by the mode for
+	// its first REAL distribution), the links section, and a section with
+	// only the value 0.
+	m := JavaMode(nil)
+	if _, err := m.Access(LinkReads, Spec{Kind: KindReal}, 0, 10, d); err != nil {
+		t.Errorf("a Java mode without cursors did not create them: %v", err)
+	}
+	if _, err := m.Access(LinkReads, Spec{Kind: KindReal}, 0, 10, loadRef(t, "Distribution.dat")); err == nil {
+		t.Error("a Java mode's REAL distributions of two data files accepted")
 	}
 	other := mustCursors(t, loadRef(t, "Distribution.dat"))
-	if _, err := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 0, 10, d, other); err == nil {
+	if _, err := javaAccess(LinkReads, Spec{Kind: KindReal}, 0, 10, d, other); err == nil {
 		t.Error("cursors of other data accepted")
 	}
-	if _, err := NewDistributionJava(Spec{Kind: KindReal, RealDist: SectionNLinks}, 0, 10, loadRef(t, "Distribution.dat"), other); err == nil {
+	if _, err := javaDistribution(Spec{Kind: KindReal, RealDist: SectionNLinks}, 0, 10, loadRef(t, "Distribution.dat"), other); err == nil {
 		t.Error("links section sampled")
 	}
 	z, _ := ParseRealData(strings.NewReader("link_nreads 0 100"))
-	if _, err := NewAccessJava(LinkReads, Spec{Kind: KindReal}, 0, 10, z, mustCursors(t, z)); err == nil {
+	if _, err := javaAccess(LinkReads, Spec{Kind: KindReal}, 0, 10, z, mustCursors(t, z)); err == nil {
 		t.Error("all-zero section accepted")
 	}
 	big, _ := ParseRealData(strings.NewReader("link_nreads 0 99 5000000 100"))
@@ -200,7 +205,7 @@ func TestRealJavaCursors(t *testing.T) {
 		t.Error("cursors built for 5e6 layers (limit 2^22)")
 	}
 	// The class RealDistribution with realdist shares the REAL cursors.
-	cd, err := NewDistributionJava(Spec{Kind: KindReal, RealDist: SectionLinkNWrites}, 0, 1000, d, cur)
+	cd, err := javaDistribution(Spec{Kind: KindReal, RealDist: SectionLinkNWrites}, 0, 1000, d, cur)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +224,7 @@ func TestRealJavaConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := mustCursors(t, d)
-	a, err := NewAccessJava(LinkReads, Spec{Kind: KindReal, RealDist: SectionLinkNReads}, 0, 1<<30, d, cur)
+	a, err := javaAccess(LinkReads, Spec{Kind: KindReal, RealDist: SectionLinkNReads}, 0, 1<<30, d, cur)
 	if err != nil {
 		t.Fatal(err)
 	}

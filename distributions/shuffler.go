@@ -31,7 +31,7 @@ const (
 // so the permutations are LinkBench's. The one difference is the fix of
 // §11.2-13: LinkBench computes the minimum group size from n cast to 32 bits;
 // here n is 64-bit throughout, which gives identical permutations for
-// n < 2^31 and a valid permutation beyond. [NewInvertibleShufflerJava] keeps
+// n < 2^31 and a valid permutation beyond. [JavaMode]'s shufflers keep
 // LinkBench's cast.
 type InvertibleShuffler struct {
 	n, groups    int64
@@ -64,20 +64,12 @@ func NewInvertibleShuffler(seed, groups, n int64) (*InvertibleShuffler, error) {
 	return newShuffler(seed, groups, n, n/groups), nil
 }
 
-// NewInvertibleShufflerJava returns LinkBench's shuffler exactly, including
-// quirk §11.2-13 (kept for Java-compatible streams): the minimum group size,
-// which seeds the offsets (|nextInt(minGroupSize)|) and sizes the inverse
-// rotation, is ((int) n) / G, n truncated to its low 32 bits as a signed
-// int. For n < 2^31 it is [NewInvertibleShuffler]'s permutation. Beyond,
-// Permute is still a bijection (its rings use the 64-bit n) but with far
-// smaller offsets, and InvertPermute is no longer its inverse (the
-// out-degree then stops being correlated with the access ranks, as in
-// LinkBench).
-//
-// Errors (*ParamError): those of NewInvertibleShuffler; "groups" above
-// 2^31-1 (an int in LinkBench); "n" when ((int) n) / G <= 0, where
-// LinkBench's nextInt throws (for example 2^31 <= n < 2^32).
-func NewInvertibleShufflerJava(seed, groups, n int64) (*InvertibleShuffler, error) {
+// newJavaShuffler returns LinkBench's shuffler exactly, including quirk
+// §11.2-13 (kept for Java-compatible streams, see [JavaMode]): the minimum
+// group size is ((int) n) / G, n truncated to its low 32 bits as a signed
+// int. Errors (*ParamError): those of NewInvertibleShuffler; "groups" above
+// 2^31-1; "n" when ((int) n) / G <= 0.
+func newJavaShuffler(seed, groups, n int64) (*InvertibleShuffler, error) {
 	if n < 1 || n > math.MaxInt64/4 {
 		return nil, paramErr("n", n, "the shuffled range must hold between 1 and 2^61-1 ids")
 	}
@@ -164,8 +156,8 @@ func (s *InvertibleShuffler) permute(i int64, inverse bool) int64 {
 
 // reduce finishes permute when one subtraction of the span m did not bring
 // j below n: j mod m, or g if that is not below n. Defensive: the offsets
-// the constructors draw are below the group size (NewInvertibleShufflerJava's
-// 32-bit cast only makes them smaller), so one subtraction always does.
+// the constructors draw are below the group size (the Java mode's 32-bit
+// cast only makes them smaller), so one subtraction always does.
 func (s *InvertibleShuffler) reduce(j, m, g int64) int64 {
 	for j >= m {
 		j -= m
@@ -174,13 +166,4 @@ func (s *InvertibleShuffler) reduce(j, m, g int64) int64 {
 		return g
 	}
 	return j
-}
-
-// shufflerFor returns the LinkBench shuffler of the given seed over n ids
-// (ShuffleGroups groups), in the default or the Java-compatible form.
-func shufflerFor(seed, n int64, java bool) (*InvertibleShuffler, error) {
-	if java {
-		return NewInvertibleShufflerJava(seed, ShuffleGroups, n)
-	}
-	return NewInvertibleShuffler(seed, ShuffleGroups, n)
 }

@@ -147,7 +147,7 @@ func TestShufflerMatchesReference(t *testing.T) {
 		}
 	}
 	for _, n := range []int64{100_000, 1<<32 + 5_000_000, 1<<33 + 2_000_000_000} {
-		s, err := NewInvertibleShufflerJava(ShuffleSeedNodes, ShuffleGroups, n)
+		s, err := newJavaShuffler(ShuffleSeedNodes, ShuffleGroups, n)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -453,7 +453,7 @@ func TestRealGuidedSearch(t *testing.T) {
 var zipfTestShapes = []float64{0.3, 0.5, 0.606, 0.625, 0.741, 0.8, 0.9, 0.99, 0.9995, 1.5, 2, 3}
 
 // TestZipfFastMatchesJava: the default-mode Zipf quantile (fast power)
-// gives LinkBench's id (ZipfJava) except, by one, where n*q^alpha lies
+// gives LinkBench's id (the Java mode's zipfJava) except, by one, where n*q^alpha lies
 // within 2^-44 n of an integer: over [1, 1e9+1) and [0, 1000) and a
 // million p per shape (200000 with -short), at most one in 20000 differs.
 func TestZipfFastMatchesJava(t *testing.T) {
@@ -464,7 +464,7 @@ func TestZipfFastMatchesJava(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			zj, _ := NewZipfJava(1, 1+n, shape, 0, false)
+			zj, _ := newZipfJava(1, 1+n, shape, 0, false)
 			draws := 1_000_000
 			if testing.Short() {
 				draws = 200_000
@@ -491,7 +491,7 @@ func TestZipfFastMatchesJava(t *testing.T) {
 }
 
 // TestZipfFastChiSquare: draws of the default-mode Zipf follow the
-// distribution of LinkBench's sampler (Gray et al.'s quantile as ZipfJava
+// distribution of LinkBench's sampler (Gray et al.'s quantile as zipfJava
 // computes it, reference §7.3), by a chi-square test of a million draws
 // (200000 with -short) on [0, 1000) per id and on [1, 1e9+1) in 60
 // logarithmic bins, for every power path; and its exact sampler CDF (by
@@ -517,7 +517,7 @@ func TestZipfFastChiSquare(t *testing.T) {
 		}
 		for si, shape := range zipfTestShapes {
 			z, _ := NewZipf(c.lo, c.hi, shape, 0, false)
-			zj, _ := NewZipfJava(c.lo, c.hi, shape, 0, false)
+			zj, _ := newZipfJava(c.lo, c.hi, shape, 0, false)
 			p := make([]float64, len(edges)-1)
 			prev, worst := 0.0, 0.0
 			for i := range p {

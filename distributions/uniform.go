@@ -10,7 +10,6 @@ import (
 type Uniform struct {
 	min, max, n int64
 	scale       float64
-	java        bool // LinkBench's draw for n > 2^31-1 (NewUniformJava)
 }
 
 // NewUniform returns the uniform distribution over [min, max). With hasMean,
@@ -74,15 +73,11 @@ func (u *Uniform) Quantile(p float64) int64 {
 }
 
 // Choose returns min + r.Int31n(n) when n <= 2^31-1 (LinkBench's
-// min + nextInt(n): one draw), else min + r.Int63n(n) in the default mode,
-// or LinkBench's own draw for a Uniform from NewUniformJava (see there).
+// min + nextInt(n): one draw), else min + r.Int63n(n) (the default mode;
+// [JavaMode] builds LinkBench's own draw, see there).
 func (u *Uniform) Choose(r Source) int64 {
 	if u.n <= math.MaxInt32 {
 		return u.min + int64(r.Int31n(int32(u.n)))
-	}
-	if u.java {
-		// LinkBench quirk §11.2-13 (Uniform forgets min for n >= 2^31): kept in Java-compatible mode.
-		return u.chooseJava(r)
 	}
 	// LinkBench quirk §11.2-13 (Uniform forgets min for n >= 2^31): fixed in default mode.
 	return u.min + r.Int63n(u.n)
@@ -92,42 +87,41 @@ func (u *Uniform) Choose(r Source) int64 {
 // = 2^32 - 1.
 const uintRange = math.MaxInt32 - math.MinInt32
 
-// NewUniformJava returns the uniform distribution over [min, max) with
-// LinkBench's own Choose for ranges of more than 2^31-1 ids (reference §7.2,
-// quirk §11.2-13, kept for Java-compatible streams): for
-// 2^31-1 < n < 2^32-1 it draws randint2(n) (below), and for n >= 2^32-1
-// (2^32-1)*nextInt(n / (2^32-1)) + randint2(n mod (2^32-1)), in both cases
-// without adding min, so ids may fall outside [min, max) (below min when
-// min > 0; and randint2 of a remainder below 2^31-1 draws nextInt(2^31-1)
-// whatever the remainder). randint2(m): with one nextDouble, if it is below
-// (2^31-1)/m, nextInt(2^31-1), else 2^31-1 + nextInt(m - (2^31-1)). For
-// n <= 2^31-1, and for PDF, CDF, Quantile and ExpectedCount, it is
-// [NewUniform]'s distribution.
-//
-// Errors: those of NewUniform, and a *ParamError ("max") when
+// javaUniform is the Uniform of Java-compatible runs over more than
+// 2^31-1 ids, with LinkBench's own Choose (see [JavaMode]).
+type javaUniform struct {
+	Uniform
+}
+
+// newJavaUniform returns the Java-compatible Uniform over [min, max): the
+// default one for n <= 2^31-1, where LinkBench draws the same, else a
+// javaUniform. Errors: those of NewUniform, and a *ParamError ("max") when
 // n / (2^32-1) exceeds 2^31-1, where LinkBench's nextInt of the negative
 // int cast throws on every draw.
-func NewUniformJava(min, max int64, mean float64, hasMean bool) (*Uniform, error) {
+func newJavaUniform(min, max int64, mean float64, hasMean bool) (Distribution, error) {
 	u, err := NewUniform(min, max, mean, hasMean)
 	if err != nil {
 		return nil, err
 	}
+	if u.n <= math.MaxInt32 {
+		return u, nil
+	}
 	if u.n/uintRange > math.MaxInt32 {
 		return nil, paramErr("max", max, "LinkBench's UniformDistribution cannot draw from %d ids (its nextInt bound overflows)", u.n)
 	}
-	u.java = true
-	return u, nil
+	return &javaUniform{Uniform: *u}, nil
 }
 
-// chooseJava is LinkBench's choose for n > 2^31-1 (see NewUniformJava).
-func (u *Uniform) chooseJava(r Source) int64 {
+// Choose is LinkBench's choose for n > 2^31-1 (see JavaMode).
+func (u *javaUniform) Choose(r Source) int64 {
+	// LinkBench quirk §11.2-13 (Uniform forgets min for n >= 2^31): kept in Java-compatible mode.
 	if u.n < uintRange {
 		return randint2(r, u.n)
 	}
 	return uintRange*int64(r.Int31n(int32(u.n/uintRange))) + randint2(r, u.n%uintRange)
 }
 
-// randint2 is LinkBench's helper for m < 2^32-1 (see NewUniformJava).
+// randint2 is LinkBench's helper for m < 2^32-1 (see JavaMode).
 func randint2(r Source, m int64) int64 {
 	p := math.MaxInt32 / float64(m) // +Inf for m = 0: the first branch
 	if r.Float64() < p {

@@ -96,7 +96,7 @@ func eulerMaclaurinHarmonic(n int64, m float64) float64 {
 // Generating Billion-Record Synthetic Databases", SIGMOD 1994, LinkBench's
 // formula, evaluated in the default mode with a fast power function whose
 // result may differ from LinkBench's in the last bits (see Quantile);
-// [ZipfJava] evaluates it as LinkBench does, bit for bit. Immutable and safe
+// the Zipf of [JavaMode] evaluates it as LinkBench does, bit for bit. Immutable and safe
 // for concurrent use.
 type Zipf struct {
 	min, max, n int64
@@ -173,22 +173,11 @@ func NewZipf(min, max int64, shape float64, mean float64, hasMean bool) (*Zipf, 
 	return z, nil
 }
 
-// ZipfJava is [Zipf] with LinkBench's evaluation of the quantile, bit for
-// bit (Quantile, Choose); PDF, CDF and ExpectedCount are Zipf's (they are
-// LinkBench's already). Immutable and safe for concurrent use.
-type ZipfJava struct {
+// zipfJava is [Zipf] with LinkBench's evaluation of the quantile, bit for
+// bit (Quantile, Choose), for Java-compatible runs ([JavaMode]); PDF, CDF
+// and ExpectedCount are Zipf's (they are LinkBench's already).
+type zipfJava struct {
 	Zipf
-}
-
-// NewZipfJava returns the Zipf distribution of [NewZipf] whose Quantile and
-// Choose are LinkBench's, for Java-compatible runs. Errors: those of
-// NewZipf.
-func NewZipfJava(min, max int64, shape float64, mean float64, hasMean bool) (*ZipfJava, error) {
-	z, err := NewZipf(min, max, shape, mean, hasMean)
-	if err != nil {
-		return nil, err
-	}
-	return &ZipfJava{Zipf: *z}, nil
 }
 
 // harmonic is H(k, θ) as this distribution computes it: ApproxHarmonic for
@@ -234,7 +223,7 @@ func (z *Zipf) CDF(id int64) float64 {
 // 2^-45: by repeated multiplication when alpha is an integer but for its
 // rounding (θ = 0.8: alpha = 5), else with zipfPow, and for |alpha| > 1024
 // (θ within 1/1024 of 1) with powJ (then the id is LinkBench's). The
-// id therefore differs from LinkBench's (see [ZipfJava]) only where
+// id therefore differs from LinkBench's (see [JavaMode]) only where
 // n*q^alpha lies within about 2^-44 n of an integer, and then by one: none
 // in a million draws of each shipped shape over 1e9 ids
 // (TestZipfFastMatchesJava), whose sampler CDF stays within 1e-9 of
@@ -283,7 +272,7 @@ func (z *Zipf) Choose(r Source) int64 {
 // power evaluated with the fast plain-double power and redone with powJ
 // (Java's Math.pow) only when the product lies within its error bound of an
 // integer, so the result is LinkBench's bit for bit (see javaFloorMulPow).
-func (z *ZipfJava) Quantile(p float64) int64 {
+func (z *zipfJava) Quantile(p float64) int64 {
 	uz := p * z.zetan
 	if uz < 1 {
 		return z.min
@@ -307,6 +296,6 @@ func (z *ZipfJava) Quantile(p float64) int64 {
 }
 
 // Choose returns Quantile(r.Float64()): one draw, as LinkBench's choose.
-func (z *ZipfJava) Choose(r Source) int64 {
+func (z *zipfJava) Choose(r Source) int64 {
 	return z.Quantile(r.Float64())
 }

@@ -46,7 +46,7 @@ type Seed struct {
 func FixedSeed(v int64) Seed { return Seed{Value: v, Set: true} }
 
 // Mix is the request-phase operation mix: the percentage of requests of
-// each kind. The ten shares must sum to 100 (within 1e-5), as in LinkBench.
+// each kind (its fields in LinkBench's cumulative-threshold order). The ten shares must sum to 100 (within 1e-5), as in LinkBench.
 // GetLink is LinkBench's "getlink" key, performed as MULTIGET_LINK.
 type Mix struct {
 	AddLink     float64 // addlink
@@ -59,15 +59,6 @@ type Mix struct {
 	UpdateNode  float64 // updatenode
 	DeleteNode  float64 // deletenode
 	GetNode     float64 // getnode
-}
-
-// mixKeys are the mix keys in LinkBench's cumulative-threshold order.
-var mixKeys = [10]string{"addlink", "deletelink", "updatelink", "countlink", "getlink",
-	"getlinklist", "addnode", "updatenode", "deletenode", "getnode"}
-
-func (m *Mix) shares() [10]*float64 {
-	return [10]*float64{&m.AddLink, &m.DeleteLink, &m.UpdateLink, &m.CountLink, &m.GetLink,
-		&m.GetLinkList, &m.AddNode, &m.UpdateNode, &m.DeleteNode, &m.GetNode}
 }
 
 // Sum returns the sum of the ten shares, in percent.
@@ -331,9 +322,6 @@ type Config struct {
 	// main file first), for reports; ParseProperties fills it. nil: none.
 	SourceFiles []string
 
-	// hooks, set only by this package's tests, replace the Java mode's
-	// master-seeded sources and chunk list.
-	hooks *javaHooks
 	// monotonic, set only by this package's tests, replaces the request
 	// phase's monotonic clock: it returns the time elapsed since the start
 	// of the phase (requesters call it from their own goroutines).
@@ -445,7 +433,7 @@ func (c *Config) validate() error {
 	// The mix as a whole (each share is checked by its key).
 	if sum := c.Mix.Sum(); math.Abs(sum-100) > 1e-5 {
 		return &ConfigError{Key: strings.Join(mixKeys[:], "+"), Reason: fmt.Sprintf(
-			"percentages of request types must add to 100 (they add to %.6g)", sum)}
+			"percentages of request types must add to 100 within 0.00001 (they add to %.10g)", sum)}
 	}
 	return nil
 }

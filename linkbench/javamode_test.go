@@ -124,12 +124,12 @@ func TestJavaGoldenLinkLoad(t *testing.T) {
 		t.Run(fmt.Sprintf("bulk=%v", bulk), func(t *testing.T) {
 			cfg := javaConfig(t)
 			cfg.GenerateNodes = false
-			cfg.hooks = &javaHooks{chunks: [][2]int64{{1, 11}}, chunkSeed: ptr(int64(7))}
+			hooks := &javaHooks{chunks: [][2]int64{{1, 11}}, chunkSeed: ptr(int64(7))}
 			lines, mem := traceRun(t, func(st store.Store) error {
 				if !bulk {
 					st = rowStore{st}
 				}
-				rep, err := Load(context.Background(), cfg, st)
+				rep, err := hookedLoad(context.Background(), cfg, st, hooks)
 				if err == nil && (rep.Load.Links != 20 || rep.Load.Counts != 20) {
 					err = fmt.Errorf("loaded %d links, %d counts; want 20, 20", rep.Load.Links, rep.Load.Counts)
 				}
@@ -171,9 +171,9 @@ func TestJavaGoldenLinkLoad(t *testing.T) {
 		cfg := javaConfig(t)
 		cfg.GenerateNodes = false
 		cfg.NeverChange = true
-		cfg.hooks = &javaHooks{chunks: [][2]int64{{1, 11}}, chunkSeed: ptr(int64(7))}
+		hooks := &javaHooks{chunks: [][2]int64{{1, 11}}, chunkSeed: ptr(int64(7))}
 		lines, _ := traceRun(t, func(st store.Store) error {
-			_, err := Load(context.Background(), cfg, st)
+			_, err := hookedLoad(context.Background(), cfg, st, hooks)
 			return err
 		})
 		// 15 links: id1 1-5 one of type 0; id1 6: type 0 id2 6, 7 and type
@@ -231,10 +231,10 @@ func contains(a []string, s string) bool {
 // hook, no link chunk).
 func TestJavaGoldenNodeLoad(t *testing.T) {
 	cfg := javaConfig(t)
-	cfg.hooks = &javaHooks{chunks: [][2]int64{}, nodeSeed: ptr(int64(7))}
+	hooks := &javaHooks{chunks: [][2]int64{}, nodeSeed: ptr(int64(7))}
 	cfg.MaxID1 = 6 // the node loader writes ids 1..5; nothing else depends on maxid1 here
 	lines, _ := traceRun(t, func(st store.Store) error {
-		_, err := Load(context.Background(), cfg, st)
+		_, err := hookedLoad(context.Background(), cfg, st, hooks)
 		return err
 	})
 	want := []string{
@@ -316,10 +316,10 @@ func TestJavaGoldenRequests(t *testing.T) {
 			cfg := javaConfig(t)
 			cfg.NeverChange = c.legacy
 			cfg.Requests = 25
-			cfg.hooks = &javaHooks{requesterSeed: func(int) int64 { return 42 }}
+			hooks := &javaHooks{requesterSeed: func(int) int64 { return 42 }}
 			cfg.AllowEmptyStore = true // as the golden trace's Java run: -r on an empty store
 			lines, _ := traceRun(t, func(st store.Store) error {
-				_, err := Request(context.Background(), cfg, st)
+				_, err := hookedRequest(context.Background(), cfg, st, hooks)
 				return err
 			})
 			want := make([]string, len(c.want))
@@ -433,17 +433,22 @@ func TestJavaOpChoice(t *testing.T) {
 		{th[9], stats.GetNode, false},
 		{99.999995, 0, true},
 	} {
-		op, noOp := javaOpFor(c.x, &th)
+		i, noOp := javaOpFor(c.x, &th)
+		var op stats.Op
+		if !noOp {
+			op = requestOps[i].op
+		}
 		if op != c.op || noOp != c.noOp {
 			t.Errorf("x = %v: %v, no-op %v; want %v, %v", c.x, op, noOp, c.op, c.noOp)
 		}
 	}
-	w := &workload{thresholds: th}
-	w.thresholds[9] = 100 // the fast mode's last threshold
-	r := &requester{w: w, rng: rand.New(1)}
+	w := &workload{cfg: Config{Mix: m}}
+	w.buildMix() // the fast mode's thresholds: the last share takes every draw above the others
+	src := &fastSource{Rand: rand.New(1), pick: &w.pick, start: &w.opStart}
 	for range 100000 {
-		if op := r.pickOp(); op != stats.CountLink && op != stats.GetNode {
-			t.Fatalf("fast mode picked %v, which has share 0", op)
+		i, noOp := src.pickOp()
+		if op := requestOps[i].op; noOp || op != stats.CountLink && op != stats.GetNode {
+			t.Fatalf("fast mode picked %v (no-op %v), which has share 0", op, noOp)
 		}
 	}
 }
@@ -453,9 +458,7 @@ func TestJavaOpChoice(t *testing.T) {
 // key removed from the middle stay indexed, so they are never cached again;
 // removing the last entry un-indexes its key.
 func TestHistoryCacheJava(t *testing.T) {
-	var h history
-	h.init()
-	h.staleKeys = true
+	h := (&javaMode{}).newHistory().(*staleHistory)
 	rng := distributions.NewJavaRandom(5)
 	link := func(id1 int64) store.Link { return store.Link{ID1: id1, LinkType: 1, Time: 1000 + id1} }
 	for i := int64(0); i < historyLimit; i++ {
@@ -498,4 +501,24 @@ func TestHistoryCacheJava(t *testing.T) {
 	if _, ok := h.index[histKey{e.id1, e.linkType}]; ok {
 		t.Errorf("the key of a removed last entry stayed in the index")
 	}
+}
+
+// hookedLoad is Load in Java mode with the test hooks h.
+func hookedLoad(ctx context.Context, cfg Config, st store.Store, h *javaHooks) (*stats.Report, error) {
+	w, err := prepare(cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	w.mode.(*javaMode).hooks = h
+	return w.load(ctx, st)
+}
+
+// hookedRequest is Request in Java mode with the test hooks h.
+func hookedRequest(ctx context.Context, cfg Config, st store.Store, h *javaHooks) (*stats.Report, error) {
+	w, err := prepare(cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	w.mode.(*javaMode).hooks = h
+	return w.request(ctx, st)
 }

@@ -895,12 +895,9 @@ func buildKeyTable() []keyDef {
 		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }, "seed of the request phase"),
 	)
 	// The operation mix, in LinkBench's cumulative-threshold order.
-	mixDefaults := [10]string{"5.35038", "0.98401", "4.75589", "4.27898", "12.14725", "22.57039", "2.61198", "3.06256", "0.25166", "43.9869"}
-	mixDocs := [10]string{"add link", "delete link", "update link", "count links", "multiget links (MULTIGET_LINK)",
-		"get link list", "add node", "update node", "delete node", "get node"}
-	for i, k := range mixKeys {
-		t = append(t, floatKey(k, func(c *Config) *float64 { return c.Mix.shares()[i] }, between[float64](0, 100),
-			"the ten shares sum to 100", "percent of requests that "+mixDocs[i]).dflt(mixDefaults[i]))
+	for _, o := range requestOps {
+		t = append(t, floatKey(o.key, func(c *Config) *float64 { return o.field(&c.Mix) }, between[float64](0, 100),
+			"the ten shares sum to 100", "percent of requests that "+o.doc).dflt(o.share))
 	}
 	// Quirk §11.1-2 (getlinklist_history is a percentage): kept in both modes.
 	t = append(t,
@@ -988,7 +985,7 @@ func buildKeyTable() []keyDef {
 					sum += p
 				}
 				if math.Abs(sum-100) > 1e-5 {
-					return fmt.Sprintf("entries must sum to 100 (they sum to %g)", sum)
+					return fmt.Sprintf("entries must sum to 100 within 0.00001 (they sum to %.10g)", sum)
 				}
 				return ""
 			},

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"pgregory.net/rand"
 
 	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/stats"
@@ -70,49 +69,39 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if err != nil {
 		return nil, err
 	}
-	cfg = w.cfg
-	stores, dbNames, err := dbStores(ctx, &cfg, st)
+	return w.load(ctx, st)
+}
+
+// numChunks is the number of chunks of one database's id1 range.
+func (w *workload) numChunks() int64 {
+	return (w.n + w.cfg.LoaderChunkSize - 1) / w.cfg.LoaderChunkSize
+}
+
+// load runs the load phase of the prepared workload w against st: the
+// mode's plan, the loaders and the node loader on sessions of their own,
+// then the report and the node check.
+func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, error) {
+	cfg := &w.cfg
+	stores, dbNames, err := dbStores(ctx, cfg, st)
 	if err != nil {
 		return nil, err
 	}
 	seed := resolveSeed(cfg.LoadRandomSeed)
 	log := cfg.logger()
-
-	chunk := cfg.LoaderChunkSize
-	numChunks := (w.n + chunk - 1) / chunk
 	// Quirk §11.2-26 (single-association mode when maxid1 = startid1 + 1,
 	// with null payloads and inconsistent ids): fixed in both modes, such a
 	// graph is loaded and requested like any other.
-	var (
-		order *chunkOrder
-		jl    *javaLoadSources
-	)
-	if cfg.RNG.Java() {
-		// Quirk §11.2-2 (straggler: chunks queued highest first, the giant
-		// list late): kept in Java mode, fixed (heaviest first) in fast mode.
-		jl = newJavaLoadSources(&cfg, seed)
-	} else {
-		order = newChunkOrder(w, numChunks)
-	}
-	total := numChunks * int64(cfg.DBCount)
-	if jl != nil && jl.chunks != nil {
-		total = int64(len(jl.chunks))
-	}
-
-	nodeWorkers := 0
-	if cfg.GenerateNodes {
-		nodeWorkers = 1
-	}
+	plan := w.mode.loadPlan(w, seed)
 	// Quirk §11.2-5 (histograms shared between threads without locking):
 	// fixed in both modes, one recorder per worker, into a collector whose
 	// histograms it updates under a lock, a batch of values at a time.
-	col, err := newCollector(&cfg)
+	col, err := newCollector(cfg)
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]*stats.Recorder, cfg.Loaders+nodeWorkers)
-	for i := range recs {
-		recs[i] = col.NewRecorder()
+	nodeWorkers := 0
+	if cfg.GenerateNodes {
+		nodeWorkers = 1
 	}
 	// Each loader works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
@@ -122,31 +111,9 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		return nil, err
 	}
 	defer closeSessions()
-	loaders := make([]*linkLoader, cfg.Loaders)
-	for i := range loaders {
-		if loaders[i], err = newLinkLoader(w, i, seed, sessions[i], recs[i]); err != nil {
-			return nil, err
-		}
-		if jl != nil {
-			loaders[i].src = jl.chunkSrc
-		}
-		for d, s := range sessions[i] {
-			if b, ok := store.AsBulkLinkLoader(s); ok {
-				if loaders[i].bulkLinks == nil {
-					loaders[i].bulkLinks = make([]store.BulkLinkLoader, len(stores))
-				}
-				loaders[i].bulkLinks[d] = b
-			}
-		}
-	}
-	var nl *nodeLoader
-	if cfg.GenerateNodes {
-		if nl, err = newNodeLoader(w, seed, sessions[cfg.Loaders], recs[len(recs)-1]); err != nil {
-			return nil, err
-		}
-		if jl != nil {
-			nl.src = jl.nodeSrc
-		}
+	loaders, nl, err := w.newLoaders(seed, plan, sessions, col)
+	if err != nil {
+		return nil, err
 	}
 
 	if tr := traceOf(st); tr != nil {
@@ -157,40 +124,105 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
 	start := cfg.now()
 	prog.start = start
-	mon := startMonitor(&cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows int64) {
-		rows = prog.links.Load() + prog.cnts.Load()
+	// The rows expected (0: unknown) give the progress reports their
+	// estimate of the time left: the share of the id1 range done says
+	// little when one chunk holds most of the links (the real out-degree).
+	var expected int64
+	if e, err := EstimateGraph(*cfg); err == nil {
+		expected = e.Links + e.Lists + e.Nodes
+	}
+	mon := startMonitor(cfg, stats.PhaseLoad, col, nil, time.Now(), func() (done, total, rows, exp int64) {
+		rows = prog.committed.Load()
 		if nl != nil {
 			rows += nl.loaded.Load()
 		}
-		return prog.id1s.Load(), prog.total, rows
-	})
+		return prog.id1s.Load(), prog.total, rows, expected
+	}, nil)
+	runErr := w.runLoaders(ctx, plan, loaders, nl, prog)
+	elapsed := cfg.now().Sub(start)
+	mon.stop()
+
+	rep := col.Report(stats.PhaseLoad)
+	rep.Start, rep.Elapsed = start, elapsed
+	rep.Load = w.loadTotals(loaders, nl)
+	rep.Header = w.header(seed, "load_random_seed")
+	if runErr != nil {
+		rep.Status = "FAILED"
+		if ctx.Err() != nil {
+			rep.Status = "INTERRUPTED"
+		}
+		return rep, runErr
+	}
+	if nl != nil {
+		if err := verifyNodes(ctx, cfg, stores, dbNames); err != nil {
+			return rep, err
+		}
+	}
+	log.Info("load phase completed", "nodes", rep.Load.Nodes, "links", rep.Load.Links, "counts", rep.Load.Counts,
+		"seconds", elapsed.Seconds())
+	return rep, nil
+}
+
+// newLoaders builds the link loaders (loader i on sessions[i]) and, with
+// generate_nodes, the node loader (on the last sessions), each recording
+// into a recorder of its own.
+func (w *workload) newLoaders(seed int64, plan loadPlan, sessions [][]store.Store, col *stats.Collector) ([]*linkLoader, *nodeLoader, error) {
+	cfg := &w.cfg
+	loaders := make([]*linkLoader, cfg.Loaders)
+	for i := range loaders {
+		ll, err := newLinkLoader(w, plan, sessions[i], col.NewRecorder())
+		if err != nil {
+			return nil, nil, err
+		}
+		for d, s := range sessions[i] {
+			if b, ok := store.AsBulkLinkLoader(s); ok {
+				if ll.bulkLinks == nil {
+					ll.bulkLinks = make([]store.BulkLinkLoader, len(sessions[i]))
+				}
+				ll.bulkLinks[d] = b
+			}
+		}
+		loaders[i] = ll
+	}
+	if !cfg.GenerateNodes {
+		return loaders, nil, nil
+	}
+	nl, err := newNodeLoader(w, plan, sessions[cfg.Loaders], col.NewRecorder())
+	if err != nil {
+		return nil, nil, err
+	}
+	return loaders, nl, nil
+}
+
+// runLoaders runs the loaders, which take the plan's chunks from a shared
+// counter, and the node loader, until all are done or one fails.
+//
+// The loaders stop between store calls when ctx is done (or a loader
+// failed), but the call under way is let finish, for grace_time at most,
+// so that a batch the database commits is a batch the report counts (a
+// call cut short may have committed without the loader knowing).
+func (w *workload) runLoaders(ctx context.Context, plan loadPlan, loaders []*linkLoader, nl *nodeLoader, prog *loadProgress) error {
+	cfg := &w.cfg
+	total := plan.len()
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
+	callCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCalls()
+	stopGrace := context.AfterFunc(gctx, func() { time.AfterFunc(cfg.GraceTime, cancelCalls) })
+	defer stopGrace()
 	for i, ll := range loaders {
+		ll.stop, ll.committed = gctx, &prog.committed
 		g.Go(func() error {
-			gctx := withWorker(gctx, stats.PhaseLoad, i)
+			gctx := withWorker(callCtx, stats.PhaseLoad, i)
 			for {
 				k := next.Add(1) - 1
 				if k >= total {
 					return ll.flush(gctx)
 				}
-				if err := gctx.Err(); err != nil {
+				if err := ll.stop.Err(); err != nil {
 					return err
 				}
-				var db int
-				var c, lo, hi int64
-				switch {
-				case jl != nil && jl.chunks != nil: // test hook: given id1 ranges of database 0
-					c, lo, hi = k, jl.chunks[k][0], jl.chunks[k][1]
-				case jl != nil: // LinkBench's queues: per database, highest chunk first
-					db, c = int(k/numChunks), numChunks-1-k%numChunks
-				default:
-					db, c = int(k/order.len()), order.at(k%order.len())
-				}
-				if jl == nil || jl.chunks == nil {
-					lo = cfg.StartID1 + c*chunk
-					hi = min(lo+chunk, cfg.MaxID1)
-				}
+				db, c, lo, hi := plan.chunk(cfg, k)
 				if err := ll.chunk(gctx, db, c, lo, hi); err != nil {
 					return err
 				}
@@ -199,17 +231,17 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 		})
 	}
 	if nl != nil {
-		g.Go(func() error { return nl.run(withWorker(gctx, stats.PhaseLoad, cfg.Loaders)) })
+		nl.stop = gctx
+		g.Go(func() error { return nl.run(withWorker(callCtx, stats.PhaseLoad, cfg.Loaders)) })
 	}
-	runErr := g.Wait()
-	elapsed := cfg.now().Sub(start)
-	mon.stop()
+	return g.Wait()
+}
 
-	rep := col.Report(stats.PhaseLoad)
-	rep.Start, rep.Elapsed = start, elapsed
+// loadTotals adds up the rows the loaders wrote.
+func (w *workload) loadTotals(loaders []*linkLoader, nl *nodeLoader) *stats.LoadTotals {
 	// Quirk §11.2-23 (expected nodes ignore dbcount): fixed in both modes.
-	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(cfg.DBCount)}
-	if !cfg.GenerateNodes {
+	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(w.cfg.DBCount)}
+	if !w.cfg.GenerateNodes {
 		totals.ExpectedNodes = 0
 	}
 	for _, ll := range loaders {
@@ -221,23 +253,7 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if nl != nil {
 		totals.Nodes = nl.loaded.Load()
 	}
-	rep.Load = totals
-	rep.Header = w.header(seed, "load_random_seed")
-	if runErr != nil {
-		rep.Status = "FAILED"
-		if ctx.Err() != nil {
-			rep.Status = "INTERRUPTED"
-		}
-		return rep, runErr
-	}
-	if nl != nil {
-		if err := verifyNodes(ctx, &cfg, stores, dbNames); err != nil {
-			return rep, err
-		}
-	}
-	log.Info("load phase completed", "nodes", totals.Nodes, "links", totals.Links, "counts", totals.Counts,
-		"seconds", elapsed.Seconds())
-	return rep, nil
+	return totals
 }
 
 // verifyNodes checks, for stores implementing store.Checker, that each
@@ -318,7 +334,8 @@ func (o *chunkOrder) at(k int64) int64 {
 // total crosses a multiple of load_progress_interval or all id1s are done.
 type loadProgress struct {
 	total, interval   int64
-	id1s, links, cnts atomic.Int64
+	id1s, links, cnts atomic.Int64 // per finished chunk (LinkBench's lines)
+	committed         atomic.Int64 // link and count rows, per committed batch (the progress reports)
 	start             time.Time
 	log               interface {
 		Info(msg string, args ...any)
@@ -345,7 +362,7 @@ func (p *loadProgress) update(id1s, links, counts int64) {
 // linkLoader is one link-loading worker (LinkBench's LinkBenchLoad thread).
 type linkLoader struct {
 	w         *workload
-	seed      int64
+	plan      loadPlan
 	stores    []store.Store
 	bulkLinks []store.BulkLinkLoader // per db; nil entries: row-by-row
 	rec       *stats.Recorder
@@ -353,10 +370,9 @@ type linkLoader struct {
 	gen       distributions.DataGen
 	batchSize int
 
-	// src is the random source of the current chunk: rng in fast mode, the
-	// source all chunks share in Java mode.
+	// src is the random source of the current chunk (the plan's): its own
+	// stream in fast mode, the source all chunks share in Java mode.
 	src distributions.Source
-	rng *rand.Rand
 
 	// Per-chunk state.
 	db         int
@@ -375,12 +391,17 @@ type linkLoader struct {
 	drawn    []drawnLink // randomid2max > 0: the id2s and times of the current list
 
 	linksLoaded, countsLoaded int64
+	// stop is done when the loader must stop (between store calls; the
+	// calls' own context ends grace_time later); committed counts the rows
+	// of every committed call, for the progress reports.
+	stop      context.Context
+	committed *atomic.Int64
 	// repeats counts the links whose id2 repeated an earlier one of their
 	// (id1, link_type) (randomid2max > 0): stores upsert them.
 	repeats int64
 }
 
-func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
+func newLinkLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {
 	ch, err := w.id2Chooser(1, 1)
 	if err != nil {
 		return nil, err
@@ -391,12 +412,11 @@ func newLinkLoader(w *workload, i int, seed int64, stores []store.Store, rec *st
 	}
 	bs := w.cfg.BulkInsertCount
 	return &linkLoader{
-		w: w, seed: seed, stores: stores, rec: rec, chooser: ch, gen: gen, batchSize: bs,
+		w: w, plan: plan, stores: stores, rec: rec, chooser: ch, gen: gen, batchSize: bs,
 		links:    make([]store.Link, 0, bs),
 		counts:   make([]store.LinkCount, 0, bs),
 		perType:  make([]int64, 0, w.cfg.LinkTypeCount),
 		typeTime: make([]int64, w.cfg.LinkTypeCount),
-		rng:      rand.New(),
 	}, nil
 }
 
@@ -410,14 +430,10 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 		ll.linksDB = db
 	}
 	ll.db = db
-	if !ll.w.cfg.RNG.Java() {
-		ll.rng = rand.New(uint64(ll.seed), streamLinkChunk, uint64(db)<<40|uint64(c))
-		ll.src = ll.rng
-		// Each chunk rebuilds the generator's lazy state from its own stream
-		// (Java mode: one generator per loader, its motif buffer built by
-		// the first fill from the shared source, as in LinkBench).
-		ll.gen.Reset()
-	}
+	// Fast mode: the chunk's own stream, from which the generator rebuilds
+	// its lazy state; Java mode: the shared source, and one generator per
+	// loader whose motif buffer the first fill built, as in LinkBench.
+	ll.plan.startChunk(ll, db, c)
 	ll.nowMs = ll.w.cfg.now().UnixMilli()
 	ll.chunkLinks, ll.chunkCounts = 0, 0
 	for id1 := lo; id1 < hi; id1++ {
@@ -484,9 +500,7 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 			// many links were generated, repeats included, so it exceeds the
 			// visible links): kept in Java mode (its count rows are
 			// LinkBench's store calls), fixed in fast mode.
-			if !w.cfg.RNG.Java() {
-				count, newest = distinct, newestKept
-			}
+			count, newest = ll.plan.countRow(k, distinct, newest, newestKept)
 		}
 		if bulk && k > 0 {
 			if len(ll.counts) == cap(ll.counts) {
@@ -502,6 +516,9 @@ func (ll *linkLoader) id1(ctx context.Context, id1 int64) error {
 }
 
 func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
+	if err := ll.stop.Err(); err != nil {
+		return err
+	}
 	// Quirk §11.2-1 (load latencies in ns where us were expected): fixed in
 	// both modes (microseconds everywhere).
 	t0 := time.Now()
@@ -518,6 +535,7 @@ func (ll *linkLoader) addLink(ctx context.Context, l *store.Link) error {
 	}
 	ll.rec.Record(stats.LoadLink, stats.Success, d)
 	ll.linksLoaded++
+	ll.committed.Add(2) // the link and its count
 	// Quirk §11.2-23 (one "count" per row-by-row link; LinkBench times only
 	// the last link of each (id1, type)): the count kept in both modes, every
 	// link timed in both modes (statistics only, not the streams).
@@ -530,6 +548,9 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 	if len(ll.links) == 0 {
 		return nil
 	}
+	if err := ll.stop.Err(); err != nil {
+		return err
+	}
 	n := len(ll.links)
 	err := ll.batch(ctx, stats.LoadLinksBulk, stats.LoadLinksBulkNLinks, n, func() error {
 		return ll.bulkLinks[ll.linksDB].AddBulkLinks(ctx, ll.links, true)
@@ -538,6 +559,7 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 		return fmt.Errorf("load: AddBulkLinks (%d links): %w", n, err)
 	}
 	ll.linksLoaded += int64(n)
+	ll.committed.Add(int64(n))
 	ll.links = ll.links[:0]
 	return nil
 }
@@ -545,6 +567,9 @@ func (ll *linkLoader) flushLinks(ctx context.Context) error {
 func (ll *linkLoader) flushCounts(ctx context.Context) error {
 	if len(ll.counts) == 0 {
 		return nil
+	}
+	if err := ll.stop.Err(); err != nil {
+		return err
 	}
 	n := len(ll.counts)
 	err := ll.batch(ctx, stats.LoadCountsBulk, stats.LoadCountsBulkNLinks, n, func() error {
@@ -554,6 +579,7 @@ func (ll *linkLoader) flushCounts(ctx context.Context) error {
 		return fmt.Errorf("load: AddBulkCounts (%d counts): %w", n, err)
 	}
 	ll.countsLoaded += int64(n)
+	ll.committed.Add(int64(n))
 	ll.counts = ll.counts[:0]
 	return nil
 }
@@ -598,22 +624,22 @@ func grow(b []byte, n int) []byte {
 // nodeLoader is LinkBench's NodeLoader: one worker writing every node.
 type nodeLoader struct {
 	w      *workload
-	seed   int64
-	src    distributions.Source // Java mode: the node loader's Random, for every database
+	plan   loadPlan // gives each database's source
 	stores []store.Store
 	rec    *stats.Recorder
 	gen    distributions.DataGen
 	nodes  []store.Node
 	bytes  int64
-	loaded atomic.Int64 // read by the progress monitor
+	loaded atomic.Int64    // read by the progress monitor
+	stop   context.Context // done when the loader must stop (see linkLoader.stop)
 }
 
-func newNodeLoader(w *workload, seed int64, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
+func newNodeLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*nodeLoader, error) {
 	gen, err := newDataGen("node_add_datagen", w.cfg.NodeAddData)
 	if err != nil {
 		return nil, err
 	}
-	return &nodeLoader{w: w, seed: seed, stores: stores, rec: rec, gen: gen,
+	return &nodeLoader{w: w, plan: plan, stores: stores, rec: rec, gen: gen,
 		nodes: make([]store.Node, 0, w.cfg.BulkInsertCount)}, nil
 }
 
@@ -624,17 +650,13 @@ func (nl *nodeLoader) run(ctx context.Context) error {
 			return fmt.Errorf("load: ResetNodeStore: %w", err)
 		}
 		bulk, _ := store.AsBulkNodeLoader(st)
-		rng := nl.src
-		if rng == nil {
-			// Fast mode: one stream per database. (Java mode: one Random and
-			// one generator continue across databases, as in LinkBench.)
-			rng = rand.New(uint64(nl.seed), streamNodes, uint64(db))
-			nl.gen.Reset()
-		}
+		// Fast mode: one stream per database. (Java mode: one Random and
+		// one generator continue across databases, as in LinkBench.)
+		rng := nl.plan.nodeSource(db, nl.gen)
 		nowSec := int32(cfg.now().Unix())
 		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
 			if id&1023 == 0 {
-				if err := ctx.Err(); err != nil {
+				if err := nl.stop.Err(); err != nil {
 					return err
 				}
 				nowSec = int32(cfg.now().Unix())
@@ -664,6 +686,9 @@ func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.Bulk
 	// in both modes (no store call; it draws nothing).
 	if len(nl.nodes) == 0 {
 		return nil
+	}
+	if err := nl.stop.Err(); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	var err error

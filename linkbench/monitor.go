@@ -24,11 +24,19 @@ type Progress struct {
 	// Interval.Op(op).Quantile(q) for percentiles).
 	Interval stats.Interval
 	// For a load: Done of the Total id1s (all databases) have their links
-	// loaded, Rows rows (nodes, links and counts) were written so far, and
-	// Left estimates the time left from the rate so far (0 until known).
+	// loaded, Rows rows (nodes, links and counts) were written so far (in
+	// committed batches), and Left estimates the time left from the rows
+	// per second so far and the rows the graph is expected to hold
+	// (EstimateGraph; 0 when unknown).
 	Done, Total int64
 	Rows        int64
 	Left        time.Duration
+	// For a request phase: Waiting calls have been in flight (waiting for
+	// the store) for longer than the progress interval, the oldest of
+	// them for Oldest: a stall shows while it lasts, before the calls
+	// return or are abandoned.
+	Waiting int
+	Oldest  time.Duration
 	// Final marks the report made when the phase ends.
 	Final bool
 }
@@ -50,7 +58,13 @@ func (p Progress) Rate() float64 {
 }
 
 // loadProgress is what the load's monitor reads from the loaders.
-type loadProgressFunc func() (done, total, rows int64)
+// expected is the number of rows the load will write, estimated (0 when
+// unknown).
+type loadProgressFunc func() (done, total, rows, expected int64)
+
+// waitingFunc is what the request phase's monitor reads from the
+// requesters: the calls in flight for longer than d, and the oldest's age.
+type waitingFunc func(d time.Duration) (n int, oldest time.Duration)
 
 // monitor reports a phase's progress every ProgressFreq (see Progress).
 type monitor struct {
@@ -62,17 +76,24 @@ type monitor struct {
 // a log line and Config.OnProgress every cfg.ProgressFreq (none when it is
 // 0 and OnProgress is nil), and the failure log's summaries. stop makes
 // the final report.
-func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc) *monitor {
+func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc) *monitor {
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
 	log := cfg.logger()
 	report := func(final bool) {
 		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: col.Interval(), Final: final}
 		if load != nil {
-			p.Done, p.Total, p.Rows = load()
-			if p.Done > 0 && p.Done < p.Total {
-				p.Left = time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
+			var expected int64
+			p.Done, p.Total, p.Rows, expected = load()
+			// The time left from the rows written (committed batches) and
+			// the rows expected; unknown (0) without an estimate, or when
+			// the rows written reach it before the end.
+			if p.Rows > 0 && expected > p.Rows && p.Done < p.Total {
+				p.Left = time.Duration(float64(p.Elapsed) * float64(expected-p.Rows) / float64(p.Rows))
 			}
+		}
+		if waiting != nil && every > 0 {
+			p.Waiting, p.Oldest = waiting(every)
 		}
 		if !final {
 			log.Info(progressLine(p))
@@ -127,8 +148,11 @@ func progressLine(p Progress) string {
 			rows = float64(p.Rows) / s
 		}
 		fmt.Fprintf(&b, "load progress: %.1f%% of the id1 range, %d rows (%.0f rows/s), %.0f s elapsed", pct, p.Rows, rows, p.Elapsed.Seconds())
-		if p.Left > 0 {
+		switch {
+		case p.Left > 0:
 			fmt.Fprintf(&b, ", about %.0f s left", p.Left.Seconds())
+		case p.Done < p.Total:
+			b.WriteString(", time left unknown")
 		}
 		return b.String()
 	}
@@ -144,6 +168,9 @@ func progressLine(p Progress) string {
 		} else {
 			fmt.Fprintf(&b, " %s=-", x.name)
 		}
+	}
+	if p.Waiting > 0 {
+		fmt.Fprintf(&b, "; %d calls waiting longer than %.1f s (oldest %.1f s)", p.Waiting, sec, p.Oldest.Seconds())
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -176,23 +177,12 @@ func FuzzMixPicksOnlySharedOps(f *testing.F) {
 			if u >= 1 {
 				u = math.Nextafter(1, 0)
 			}
-			op := opFor(u, &w.pick, &w.opStart)
-			i := opIndex(op)
+			i := opFor(u, &w.pick, &w.opStart)
 			if *m.shares()[i] == 0 {
-				t.Fatalf("draw %v picked %v, whose share is 0 (mix %+v)", u, op, *m)
+				t.Fatalf("draw %v picked %v, whose share is 0 (mix %+v)", u, requestOps[i].op, *m)
 			}
 		}
 	})
-}
-
-// opIndex is the position of op in LinkBench's mix order.
-func opIndex(op stats.Op) int {
-	for i, o := range opOrder {
-		if o == op {
-			return i
-		}
-	}
-	return -1
 }
 
 // lineCounter counts log lines by message prefix.
@@ -323,4 +313,162 @@ func TestCheckCountRefused(t *testing.T) {
 	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "check_count" || !strings.Contains(err.Error(), "-verify") {
 		t.Fatalf("Validate = %v, want a check_count error naming -verify", err)
 	}
+}
+
+// serverFailingStore fails every UpdateNode as a SQL store does when the
+// server refused the call (its error has a class, here MySQL's 1040)
+// after the call's context ended: the call waits for the context, then
+// returns both.
+type serverFailingStore struct{ store.Store }
+
+type classed1040 struct{ error }
+
+func (classed1040) ErrorClass() string { return "mysql 1040" }
+func (e classed1040) Unwrap() error    { return e.error }
+
+func (s serverFailingStore) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	<-ctx.Done()
+	return false, classed1040{fmt.Errorf("UpdateNode: %w: Error 1040: Too many connections", ctx.Err())}
+}
+
+// TestServerErrorAtTimeoutIsAnError: a call that ends with a server's
+// error is a failed request of that error's class, not an abandoned one,
+// even when its request_timeout passed meanwhile (a run whose every call
+// met "too many connections" reported them abandoned, with no error).
+func TestServerErrorAtTimeoutIsAnError(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.RequestTimeout = 20 * time.Millisecond
+	cfg.MaxTime = time.Second
+	cfg.MaxFailedRequests = -1
+	rep, err := Request(context.Background(), cfg, serverFailingStore{discard.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, _ := rep.Op(stats.UpdateNode)
+	if un.Errors == 0 || un.Abandoned != 0 {
+		t.Fatalf("UPDATE_NODE errors %d abandoned %d: want errors, nothing abandoned", un.Errors, un.Abandoned)
+	}
+	var n int64
+	for _, c := range rep.ErrorClasses {
+		if c.Name == "mysql 1040" {
+			n = c.Value
+		}
+	}
+	if n != un.Errors {
+		t.Errorf("error classes %v: want %d of class mysql 1040", rep.ErrorClasses, un.Errors)
+	}
+}
+
+// stallingSessions is a store whose sessions do not open until their
+// context ends after the first few (a server whose statement preparation
+// waits for a lock another session holds); slow delays each opening.
+type stallingSessions struct {
+	store.Store
+	slow   time.Duration
+	forget bool // hang until the context ends
+}
+
+func (s stallingSessions) Session(ctx context.Context) (store.Session, error) {
+	wait := s.slow
+	if s.forget {
+		wait = time.Hour
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(wait):
+	}
+	return store.OpenSession(ctx, s.Store)
+}
+
+// TestTimeBoundCoversPreparation: maxtime + grace_time bounds the phase
+// from its start, the opening of the sessions included: a store whose
+// sessions never open ends the phase on time with an OVERRAN report and
+// no request; one whose sessions take most of the time leaves the requests
+// the rest of it, and the report says so. (The bound used to start after
+// the sessions were open: the phase ran as long as the stall, and said
+// COMPLETED.)
+func TestTimeBoundCoversPreparation(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.AllowEmptyStore = true
+	start := time.Now()
+	rep, err := Request(context.Background(), cfg, stallingSessions{Store: discard.New(), forget: true})
+	el := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := cfg.MaxTime + cfg.GraceTime + time.Second; el > limit {
+		t.Errorf("the phase took %v, want at most %v", el, limit)
+	}
+	if rep.Status != "OVERRAN" || !strings.Contains(rep.Detail, "no request was sent") || rep.Request.Requests != 0 {
+		t.Errorf("status %q detail %q requests %d: want OVERRAN, no request", rep.Status, rep.Detail, rep.Request.Requests)
+	}
+
+	cfg.MaxTime = 2 * time.Second
+	start = time.Now()
+	rep, err = Request(context.Background(), cfg, stallingSessions{Store: discard.New(), slow: 1500 * time.Millisecond})
+	el = time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := cfg.MaxTime + time.Second; el > limit {
+		t.Errorf("the phase took %v with 1.5 s of session opening, want at most %v", el, limit)
+	}
+	if rep.Status != "OVERRAN" || !strings.Contains(rep.Detail, "preparing the phase") || rep.Request.Requests == 0 {
+		t.Errorf("status %q detail %q requests %d: want OVERRAN naming the preparation, some requests", rep.Status, rep.Detail, rep.Request.Requests)
+	}
+	if rep.Elapsed > cfg.MaxTime-time.Second {
+		t.Errorf("requests ran %v, want the %v left after the preparation", rep.Elapsed, cfg.MaxTime-1500*time.Millisecond)
+	}
+}
+
+// TestProgressShowsWaitingCalls: during a stall the progress reports say
+// how many calls have waited longer than the interval, and the oldest
+// wait (they used to say only "0 requests in the last ...").
+func TestProgressShowsWaitingCalls(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.ProgressFreq = 300 * time.Millisecond
+	cfg.MaxTime = 1500 * time.Millisecond
+	var buf syncBuf
+	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	var mu sync.Mutex
+	var most Progress
+	cfg.OnProgress = func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Waiting > most.Waiting || (p.Waiting == most.Waiting && p.Oldest > most.Oldest) {
+			most = p
+		}
+	}
+	st := fault.Wrap(discard.New(), fault.Only([]string{"GetNode"}, fault.Every(500, fault.Fault{Hang: true})))
+	if _, err := Request(context.Background(), cfg, st); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most.Waiting != cfg.Requesters || most.Oldest < cfg.ProgressFreq {
+		t.Errorf("most waiting calls reported: %d (oldest %v), want all %d requesters' hung calls, older than %v",
+			most.Waiting, most.Oldest, cfg.Requesters, cfg.ProgressFreq)
+	}
+	if !strings.Contains(buf.String(), "calls waiting longer than") {
+		t.Errorf("no progress line names the waiting calls:\n%s", buf.String())
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for concurrent writers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -20,12 +20,7 @@ func (c *Config) Profile() string {
 
 // RNGDescription names the random mode in effect (the rng key), for
 // report headers.
-func (c *Config) RNGDescription() string {
-	if c.RNG.Java() {
-		return "java (rng=java: java.util.Random streams seeded by SHA1PRNG, LinkBench's draw order)"
-	}
-	return "fast (rng=fast: pgregory.net/rand streams per chunk and requester)"
-}
+func (c *Config) RNGDescription() string { return modeOf(c.RNG).describe() }
 
 // header lists the settings a reader needs to interpret a phase's report.
 func (w *workload) header(seed int64, seedKey string) []stats.KV {

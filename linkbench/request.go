@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"pgregory.net/rand"
-
 	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
@@ -27,13 +25,6 @@ var ErrRequesterAborted = errors.New("requester aborted: too many failed request
 // historyLimit is the size of a requester's list-tail history cache
 // (reference §6.9).
 const historyLimit = 2048
-
-// streamOps are the operations a requester writes to -csvstream: the
-// request operations and RANGE_SIZE. Quirk §11.2-17 (DELETE_LINK missing
-// from the per-thread display): fixed in both modes, it is included.
-var streamOps = []stats.Op{stats.MultigetLink, stats.GetLinksList, stats.CountLink, stats.UpdateLink,
-	stats.AddLink, stats.DeleteLink, stats.RangeSize, stats.AddNode, stats.UpdateNode, stats.DeleteNode,
-	stats.GetNode}
 
 // Request runs LinkBench's request phase (reference §6) against st:
 // `requesters` goroutines, each with its own random stream
@@ -104,7 +95,12 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if err != nil {
 		return nil, err
 	}
-	cfg = w.cfg
+	return w.request(ctx, st)
+}
+
+// request runs the request phase of the prepared workload w against st.
+func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, error) {
+	cfg := &w.cfg
 	log := cfg.logger()
 	seed := resolveSeed(cfg.RequestRandomSeed)
 	if cfg.Requesters == 0 {
@@ -120,78 +116,154 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if cfg.Mix.HasNodeOps() && st == nil {
 		return nil, &ConfigError{Key: "nodestore", Reason: "node operations are in the mix but there is no store"}
 	}
-	stores, _, err := requestStores(ctx, &cfg, st)
+	col, err := newCollector(cfg)
 	if err != nil {
 		return nil, err
 	}
-	col, err := newCollector(&cfg)
+	// The hard bound (see runRequesters) starts now: the phase's
+	// preparation (the loaded-store check, opening the sessions and
+	// preparing their statements, which wait for a lock another session
+	// holds) counts in its time.
+	pt := phaseTimes{start: time.Now()}
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	if hardAt := satAdd(w.timeBound(), cfg.GraceTime); hardAt < NoTimeLimit {
+		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
+		defer hard.Stop()
+	}
+	stores, _, err := requestStores(runCtx, cfg, st)
 	if err != nil {
-		return nil, err
+		return w.prepareFailed(ctx, runCtx, col, seed, pt, err)
 	}
 	// Each requester works on sessions of its own (store.OpenSession): with
 	// the SQL stores, connections it owns for the whole phase, as each of
 	// LinkBench's requesters owns its store object.
-	sessions, closeSessions, err := workerSessions(ctx, stores, cfg.Requesters)
+	sessions, closeSessions, err := workerSessions(runCtx, stores, cfg.Requesters)
+	if err != nil {
+		return w.prepareFailed(ctx, runCtx, col, seed, pt, err)
+	}
+	defer closeSessions()
+	elog := newFailureLog(log)
+	reqs, err := w.newRequesters(seed, sessions, col, elog)
 	if err != nil {
 		return nil, err
 	}
-	defer closeSessions()
-	reqs := make([]*requester, cfg.Requesters)
-	var javaSeeds []int64
-	if cfg.RNG.Java() {
-		javaSeeds = javaRequesterSeeds(&cfg, seed)
-	}
-	elog := newFailureLog(log)
-	for i := range reqs {
-		s := seed
-		if javaSeeds != nil {
-			s = javaSeeds[i]
-		}
-		if reqs[i], err = newRequester(w, i, s, sessions[i], col.NewRecorder()); err != nil {
-			return nil, err
-		}
-		reqs[i].failures = elog
-	}
-	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
-		maxTime: cfg.MaxTime, log: log}
 	if tr := traceOf(st); tr != nil {
 		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d", seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests))
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
+	w.runRequesters(runCtx, reqs, col, elog, &pt)
+	rep := col.Report(stats.PhaseRequest)
+	rep.Header = w.header(seed, "request_random_seed")
+	return w.requestOutcome(ctx, rep, reqs, pt)
+}
 
-	// The hard bound: at the end of the measured window plus grace_time,
-	// the calls still waiting for the store are cancelled.
-	runCtx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
-	bound := satAdd(cfg.WarmupTime, cfg.MaxTime)
-	if hardAt := satAdd(bound, cfg.GraceTime); hardAt < NoTimeLimit {
-		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
-		defer hard.Stop()
+// prepareFailed returns the outcome of a request phase whose preparation
+// failed with err: when the phase's hard bound cut it (a store that
+// stalled while the sessions were opened), a report with no request,
+// status OVERRAN and the time spent; else err.
+func (w *workload) prepareFailed(ctx, runCtx context.Context, col *stats.Collector, seed int64, pt phaseTimes, err error) (*stats.Report, error) {
+	if ctx.Err() != nil || !errors.Is(context.Cause(runCtx), errTimeBound) {
+		return nil, err
 	}
+	cfg := &w.cfg
+	spent := time.Since(pt.start)
+	rep := col.Report(stats.PhaseRequest)
+	rep.Header = w.header(seed, "request_random_seed")
+	rep.Start = pt.start
+	if cfg.Now != nil {
+		rep.Start = cfg.Now()
+	}
+	rep.Elapsed = spent // the phase's real time, though no request was sent
+	rep.Request = &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(spent-w.timeBound(), 0)}
+	rep.Status = "OVERRAN"
+	rep.Detail = fmt.Sprintf("the phase's time (maxtime + grace_time) ran out after %.1f s while preparing it, no request was sent: %v",
+		spent.Seconds(), err)
+	cfg.logger().Warn("request phase did not complete", "status", rep.Status, "detail", rep.Detail)
+	return rep, nil
+}
+
+// newRequesters builds the phase's requesters, each with its sessions and
+// its own recorder of col.
+func (w *workload) newRequesters(seed int64, sessions [][]store.Store, col *stats.Collector, elog *failureLog) ([]*requester, error) {
+	srcs := w.mode.requesterSources(w, seed)
+	reqs := make([]*requester, w.cfg.Requesters)
+	for i := range reqs {
+		var err error
+		if reqs[i], err = newRequester(w, i, srcs[i], sessions[i], col.NewRecorder()); err != nil {
+			return nil, err
+		}
+		reqs[i].failures = elog
+	}
+	return reqs, nil
+}
+
+// phaseTimes are a request phase's start (before its preparation), the
+// start of its requests (monotonic, and the wall clock then: Config.Now
+// or the same) and its end.
+type phaseTimes struct{ start, base, wall, finish time.Time }
+
+// prepared returns the time the phase's preparation took.
+func (pt *phaseTimes) prepared() time.Duration { return pt.base.Sub(pt.start) }
+
+// runRequesters runs the requesters to the end of the phase and fills in
+// pt's times. runCtx is done at the phase's hard bound: at the end of the
+// measured window plus grace_time, counted from pt.start, the calls still
+// waiting for the store are cancelled. The requesters' time limit is
+// counted from pt.start too: a preparation that took long shortens the
+// requests' window rather than stretching the phase.
+func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col *stats.Collector, elog *failureLog, pt *phaseTimes) {
+	cfg := &w.cfg
+	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
+		maxTime: cfg.MaxTime, log: cfg.logger()}
 
 	base := time.Now()
 	wall := base
 	if cfg.Now != nil {
 		wall = cfg.Now()
 	}
-	benchStart := wall.Add(cfg.WarmupTime)
 	prog.start = base.Add(cfg.WarmupTime)
 	clk := phaseClock{base: base, wallNs: wall.UnixNano(), mono: cfg.monotonic}
-	mon := startMonitor(&cfg, stats.PhaseRequest, col, elog, base, nil)
+	mon := startMonitor(cfg, stats.PhaseRequest, col, elog, base, nil, func(d time.Duration) (n int, oldest time.Duration) {
+		// The real monotonic clock (not clk.now: a test's fake clock
+		// counts the requesters' readings).
+		now := int64(time.Since(base))
+		for _, r := range reqs {
+			if st := r.inflight.Load(); st != 0 {
+				if age := time.Duration(now - (st - 1)); age > d {
+					n++
+					oldest = max(oldest, age)
+				}
+			}
+		}
+		return n, oldest
+	})
 	var wg sync.WaitGroup
+	spent := int64(base.Sub(pt.start))
 	for _, r := range reqs {
 		r.clk = clk
+		r.spent = spent
 		wg.Go(func() { r.run(withWorker(runCtx, stats.PhaseRequest, r.id), prog) })
 	}
 	wg.Wait() // requesters report through their own fields
 	finish := time.Now()
 	mon.stop()
+	pt.base, pt.wall, pt.finish = base, wall, finish
+}
 
-	rep := col.Report(stats.PhaseRequest)
-	rep.Start = benchStart
-	rep.Elapsed = max(finish.Sub(base)-cfg.WarmupTime, 0)
-	tot := &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(finish.Sub(base)-bound, 0)}
+// timeBound is the request phase's time: the warm-up and maxtime.
+func (w *workload) timeBound() time.Duration { return satAdd(w.cfg.WarmupTime, w.cfg.MaxTime) }
+
+// requestOutcome completes the phase's report rep from the requesters'
+// totals and the phase's times, and returns it with the phase's error.
+func (w *workload) requestOutcome(ctx context.Context, rep *stats.Report, reqs []*requester, pt phaseTimes) (*stats.Report, error) {
+	cfg := &w.cfg
+	log := cfg.logger()
+	rep.Start = pt.wall.Add(cfg.WarmupTime)
+	rep.Elapsed = max(pt.finish.Sub(pt.base)-cfg.WarmupTime, 0)
+	// The overrun counts from the phase's start, its preparation included.
+	tot := &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(pt.finish.Sub(pt.start)-w.timeBound(), 0)}
 	var firstErr error
 	var cutAtEnd int64
 	for _, r := range reqs {
@@ -207,7 +279,7 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 		}
 	}
 	rep.Request = tot
-	rep.Header = w.header(seed, "request_random_seed")
+	prep := pt.prepared()
 	switch {
 	case ctx.Err() != nil:
 		rep.Status = "INTERRUPTED"
@@ -217,6 +289,12 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	case cutAtEnd > 0 || tot.Overrun > overrunTolerance:
 		rep.Status = "OVERRAN"
 		rep.Detail = fmt.Sprintf("overran by %.1f s, %d operations abandoned", tot.Overrun.Seconds(), tot.Abandoned)
+	case prep > overrunTolerance:
+		// On time, but the preparation ate part of the time: the
+		// requests ran for less than maxtime.
+		rep.Status = "OVERRAN"
+		rep.Detail = fmt.Sprintf("preparing the phase (sessions, statements) took %.1f s of its time, requests ran %.1f s, %d operations abandoned",
+			prep.Seconds(), rep.Elapsed.Seconds(), tot.Abandoned)
 	case tot.Abandoned > 0:
 		rep.Status = "ABANDONED"
 		rep.Detail = fmt.Sprintf("%d operations abandoned at their request_timeout", tot.Abandoned)
@@ -249,6 +327,16 @@ func satAdd(a, b time.Duration) time.Duration {
 // and still count as on time: the last calls in flight when maxtime passes
 // end a little later.
 const overrunTolerance = time.Second
+
+// serverError reports whether err carries a class of its own (an
+// ErrorClass method: a store's server error, such as MySQL's 1040): such a
+// call failed, and is counted as an error of its class even when its
+// context ended meanwhile. Only a call cut short by its context is
+// abandoned.
+func serverError(err error) bool {
+	var c interface{ ErrorClass() string }
+	return errors.As(err, &c) && c.ErrorClass() != ""
+}
 
 // errTimeBound is the cause of the cancellation of the calls still
 // waiting for the store at the request phase's hard time bound.
@@ -288,12 +376,10 @@ func (p *requestProgress) add(n int64) (logged bool) {
 type requester struct {
 	w  *workload
 	id int
-	// The random source: rng (fast mode) or jr (Java mode), and src, the
-	// same as a distributions.Source. float64 and int31n call the concrete
-	// type directly.
-	rng    *rand.Rand
-	jr     *distributions.JavaRandom
+	// src is the random source (*rand.Rand or *JavaRandom: the payload
+	// generators recognise the former), draws the mode's own draws from it.
 	src    distributions.Source
+	draws  requestSource
 	rec    *stats.Recorder
 	stores []store.Store
 	dbCum  []float64 // cumulative dbload, percent
@@ -306,11 +392,13 @@ type requester struct {
 	node  store.Node
 	id2s  []int64
 	links []store.Link
-	hist  history
+	hist  listHistory
 
 	clk        phaseClock
-	sendNs     int64 // the current request's start, ns since clk.base
-	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
+	inflight   atomic.Int64 // the start (ns since clk.base) + 1 of the call waiting for the store, 0 when none: read by the monitor
+	spent      int64        // ns of the phase's time its preparation took (shortens the time limit)
+	sendNs     int64        // the current request's start, ns since clk.base
+	rangeRows  int64        // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
 
 	requestsDone, errors, abandoned int64
@@ -322,45 +410,18 @@ type requester struct {
 	found, notFound, historyQueries, listQueries int64
 }
 
-// float64 is the source's Float64 (Java nextDouble).
-func (r *requester) float64() float64 {
-	if r.jr != nil {
-		return r.jr.Float64()
-	}
-	return r.rng.Float64()
-}
-
-// int31n is the source's Int31n (Java nextInt(n)).
-func (r *requester) int31n(n int32) int32 {
-	if r.jr != nil {
-		return r.jr.Int31n(n)
-	}
-	return r.rng.Int31n(n)
-}
-
-// newRequester builds requester i, recording into rec. seed is
-// request_random_seed in fast mode, and the seed of the requester's
-// java.util.Random in Java mode.
-func newRequester(w *workload, i int, seed int64, stores []store.Store, rec *stats.Recorder) (*requester, error) {
+// newRequester builds requester i, drawing from src and recording into
+// rec.
+func newRequester(w *workload, i int, src requestSource, stores []store.Store, rec *stats.Recorder) (*requester, error) {
 	cfg := &w.cfg
 	ch, err := w.id2Chooser(cfg.Requesters, i)
 	if err != nil {
 		return nil, err
 	}
-	r := &requester{w: w, id: i, rec: rec,
+	r := &requester{w: w, id: i, src: src.source(), draws: src, rec: rec,
 		stores: stores, chooser: ch, ltc: int32(cfg.LinkTypeCount), lastNodeID: cfg.StartID1,
-		id2s: make([]int64, 0, 16), links: make([]store.Link, 0, 16)}
-	if cfg.RNG.Java() {
-		r.jr = distributions.NewJavaRandom(seed)
-		r.src = r.jr
-	} else {
-		r.rng = rand.New(uint64(seed), streamRequester, uint64(i))
-		r.src = r.rng
-	}
-	// Quirk §11.2-15 (history cache keeps stale index keys): kept in Java
-	// mode, fixed in fast mode.
-	r.hist.init()
-	r.hist.staleKeys = cfg.RNG.Java()
+		id2s: make([]int64, 0, 16), links: make([]store.Link, 0, 16),
+		hist: w.mode.newHistory(), dbCum: w.mode.dbShares(cfg)}
 	if r.linkAdd, err = newDataGen("link_add_datagen", cfg.LinkAddData); err != nil {
 		return nil, err
 	}
@@ -375,29 +436,55 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store, rec *sta
 			return nil, err
 		}
 	}
-	// dbload: explicit shares, or equal shares (reference §6.3).
-	r.dbCum = make([]float64, cfg.DBCount)
-	sum := 0.0
-	for d := range r.dbCum {
-		switch {
-		case len(cfg.DBLoad) > 0:
-			sum += cfg.DBLoad[d]
-		case cfg.RNG.Java():
-			// LinkBench's equal shares: 100/dbcount in integer arithmetic,
-			// the last one raised to 100.
-			sum = float64(100 / cfg.DBCount * (d + 1))
-		default:
-			sum = 100 * float64(d+1) / float64(cfg.DBCount)
-		}
-		r.dbCum[d] = sum
-	}
-	if !cfg.RNG.Java() || len(cfg.DBLoad) == 0 {
-		r.dbCum[len(r.dbCum)-1] = 100
-	}
 	return r, nil
 }
 
-// run is a requester's main loop (reference §6.3).
+// reqLoop is the state of a requester's main loop (see run). Times are ns
+// since the phase's base.
+type reqLoop struct {
+	prog                    *requestProgress
+	warmupDone              bool
+	benchStart, endTime     int64 // the end of the warm-up, the time limit
+	displayNs, progressNs   int64 // -csvstream and progress intervals
+	lastDisplay, lastUpdate int64
+	sinceUpdate             int64 // requests not yet added to prog
+	warmupRequests          int64
+	rateNs                  float64 // requests per ns (open loop), or 0
+	timer                   *time.Timer
+	// now is the latest clock reading: the end of the previous request,
+	// hence the start of the next. stale says that bookkeeping slower than
+	// a request's generation followed that reading: the next request then
+	// reads the clock at its start, so that its latency does not include
+	// that work.
+	now   int64
+	stale bool
+	next  int64   // scheduled send time (open loop)
+	q     request // the current request
+}
+
+// paceResult says how pace ended.
+type paceResult uint8
+
+const (
+	paceSend      paceResult = iota // send the request now
+	paceOver                        // the next send time is past maxtime: the run is over
+	paceCancelled                   // ctx was done while waiting
+)
+
+// request is one request's result, as run accounts for it.
+type request struct {
+	op         int // index of requestOps
+	noOp       bool
+	outcome    stats.Outcome
+	err        error
+	abandoned  bool  // the call's context was done while it waited for the store
+	start, end int64 // its start and end (clock readings)
+	measured   int64 // its latency: from start, or from the scheduled send (open loop)
+}
+
+// run is a requester's main loop (reference §6.3): per request, the
+// database, the send time (pace), the operation and its call (send), then
+// the bookkeeping (account).
 //
 // Timing: the requester reads the monotonic clock once per request, when
 // the store call returns. That reading is both the end of this request and
@@ -421,247 +508,303 @@ func newRequester(w *workload, i int, seed int64, stores []store.Store, rec *sta
 // reaches its request_timeout, which the requester survives.
 func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	cfg := &r.w.cfg
-	log := cfg.logger()
-	warmup := int64(cfg.WarmupTime)
-	warmupDone := warmup <= 0
-	benchStart := int64(0)
-	if !warmupDone {
-		benchStart = warmup
-	}
-	endTime := cfg.timeLimitEnd(benchStart)
-	displayNs := int64(cfg.DisplayFreq)
-	progressNs := int64(cfg.ProgressFreq)
-	lastDisplay := benchStart
-	var sinceUpdate, warmupRequests int64
-	rateNs := cfg.RequestRate / 1e9 // requests per ns
-	var timer *time.Timer
-	// now is the latest clock reading (ns since base): the end of the
-	// previous request, hence the start of the next. stale says that
-	// bookkeeping slower than a request's generation followed that reading:
-	// the next request then reads the clock at its start, so that its
-	// latency does not include that work.
-	log.Info(fmt.Sprintf("Requester thread #%d started: will do %d ops after %d second warmup",
-		r.id, cfg.Requests, int64(cfg.WarmupTime/time.Second)))
-	now := r.clk.now()
-	stale := false
-	lastUpdate := now
-	next := now // scheduled send time (open loop), ns since base
-	java := cfg.RNG.Java()
-	if java {
-		// Quirk §11.1-11 (the nextLong a requester spends on a debug message
-		// at start): kept in Java mode.
-		r.jr.Uint64()
-	}
+	l := r.startLoop(prog)
 	// With request_timeout, each call gets a context of its own, derived
 	// from the requester's (one per requester, so that the calls' timers
 	// do not share the phase context's lock).
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
-	timeout := cfg.RequestTimeout
-
 	for r.requestsDone < cfg.Requests {
 		if ctx.Err() != nil {
 			break
 		}
-		if stale {
-			now, stale = r.clk.now(), false
+		if l.stale {
+			l.now, l.stale = r.clk.now(), false
 		}
-		// Database choice: one draw per request, as the maintained fork
-		// (quirk §11.1-11, kept in both modes), the first database whose
-		// cumulative share is > x (fast) or >= x (Java).
+		// The database: one draw per request, even with one database, as
+		// the maintained fork (quirk §11.1-11, kept in both modes).
 		db := 0
-		if x := r.float64() * 100; len(r.dbCum) > 1 {
-			for db < len(r.dbCum)-1 && (x > r.dbCum[db] || !java && x == r.dbCum[db]) {
-				db++
-			}
+		if len(r.dbCum) > 1 {
+			db = r.draws.pickDB(r.dbCum)
+		} else {
+			r.src.Float64()
 		}
 		var scheduled int64
-		if rateNs > 0 {
-			// Exponential inter-arrival times (Poisson arrivals at
-			// requestrate per second), open loop: a late request does not
-			// delay the schedule. 1-U avoids ln(0).
-			if java {
-				// LinkBench: Math.round(-ln(U) / rate), U = nextDouble.
-				next += javaRound(-math.Log(r.float64()) / rateNs)
-			} else {
-				next += int64(math.Round(-math.Log(1-r.float64()) / rateNs))
-			}
-			scheduled = next
-			if warmupDone && next > endTime {
-				break // the next send time is past maxtime: the run is over
-			}
-			// Behind schedule at the last reading: send at once. Ahead: read
-			// the clock again, and wait for the send time if it has still
-			// not come (then read the wait's end).
-			// Quirk §11.2-25 (Timer.waitUntil's odd nanosecond argument):
-			// not reproduced (harmless), a timer waits for the send time.
-			if next > now {
-				if now = r.clk.now(); next > now {
-					if timer == nil {
-						timer = time.NewTimer(time.Duration(next - now))
-					} else {
-						timer.Reset(time.Duration(next - now))
-					}
-					select {
-					case <-ctx.Done():
-						timer.Stop()
-						prog.add(sinceUpdate)
-						return
-					case <-timer.C:
-					}
-					now = r.clk.now()
-				}
+		if l.rateNs > 0 {
+			var p paceResult
+			if scheduled, p = r.pace(ctx, l); p == paceOver {
+				break
+			} else if p == paceCancelled {
+				prog.add(l.sinceUpdate)
+				return
 			}
 		}
-		var (
-			op      stats.Op
-			outcome stats.Outcome
-			err     error
-			noOp    bool
-		)
-		start := now
-		r.sendNs = start
-		if java {
-			op, noOp = r.pickOpJava()
-		} else {
-			op = r.pickOp()
+		q := &l.q
+		r.send(reqCtx, l, db)
+		q.measured = q.end - q.start
+		if l.rateNs > 0 {
+			q.measured = q.end - scheduled
 		}
-		callCtx := reqCtx
-		if noOp {
-			// LinkBench's "No-op in requester: last probability < 1.0": a
-			// failed request without a store call (Java mode only), and
-			// without a clock read: it ends when it starts.
-			err = errNoOp
-		} else {
-			var cancelCall context.CancelFunc
-			if timeout > 0 {
-				callCtx, cancelCall = context.WithTimeout(reqCtx, timeout)
-			}
-			outcome, err = r.do(callCtx, op, db)
-			now = r.clk.now() // the one clock read of the request
-			if cancelCall != nil {
-				cancelCall()
-			}
-		}
-		end := now
-		measured := end - start // latency: from the start, or the scheduled send (open loop)
-		if rateNs > 0 {
-			measured = end - scheduled
-		}
-		if err != nil && callCtx.Err() != nil {
-			// Abandoned: the call's context was done while it waited for
-			// the store (the phase's hard bound, the caller, its timeout).
-			if warmupDone {
-				if r.rec.RecordAbandoned(op, time.Duration(measured)) {
-					stale = true
-				}
-				r.abandoned++
-				if ctx.Err() != nil {
-					r.abandonedAtEnd++
-				}
-				r.requestsDone++
-				sinceUpdate++
-			}
-			if ctx.Err() != nil {
-				break // the phase is over
-			}
-			stale = true
-			if end > endTime {
+		if q.abandoned {
+			if !r.abandon(ctx, l, q) {
 				break
 			}
 			continue
 		}
-		if warmupDone && !noOp {
-			if rateNs > 0 {
-				// Quirk §11.2-3 (coordinated omission): fixed in both modes,
-				// latency from the scheduled send, service time kept apart.
-				if r.rec.RecordService(op, time.Duration(end-start)) {
-					stale = true
-				}
-			}
-			var flushed bool
-			if err != nil {
-				flushed = r.rec.RecordError(op, errorClass(err), time.Duration(measured))
-			} else {
-				flushed = r.rec.Record(op, outcome, time.Duration(measured))
-			}
-			if op == stats.GetLinksList && err == nil {
-				flushed = r.rec.RecordSize(stats.RangeSize, r.rangeRows) || flushed
-			}
-			if flushed {
-				stale = true // the recorder moved its values into the phase's histograms
-			}
-		}
-		if err != nil {
-			// Quirk §11.2-11 (LinkBench exits the process on a request error
-			// unless never_change): fixed in both modes, the failure is
-			// counted and the requester stops after max_failed_requests.
-			r.errors++
-			opName := op.String()
-			if noOp {
-				opName = "no-op"
-			}
-			r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, opName, err)
-			if r.failures.failed(r.id, opName, errorClass(err), err) {
-				stale = true
-			}
-			if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
-				log.Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
-					r.id, r.errors, r.requestsDone))
-				r.aborted = true
-				break
-			}
-		}
-		if warmupDone {
-			// LinkBench counts failed requests as done (reference §6.3; quirk
-			// §11.2-11, kept in both modes).
-			r.requestsDone++
-			sinceUpdate++
-			if sinceUpdate >= 250 {
-				if prog.add(sinceUpdate) {
-					stale = true
-				}
-				sinceUpdate = 0
-			}
-			if cfg.Stream != nil && displayNs > 0 && end-lastDisplay >= displayNs {
-				r.writeInterval(lastDisplay, end)
-				lastDisplay = end
-				stale = true
-			}
-		} else {
-			warmupRequests++
-		}
-		if progressNs > 0 && end-lastUpdate > progressNs {
-			// LinkBench's per-requester progress line (reference §6.3).
-			if warmupDone {
-				log.Info(fmt.Sprintf("Requester #%d %d/%d requests done", r.id, r.requestsDone, cfg.Requests))
-			} else {
-				log.Info(fmt.Sprintf("Requester #%d warming up.  %d warmup requests done. %d/%d seconds of warmup done",
-					r.id, warmupRequests, end/int64(time.Second), warmup/int64(time.Second)))
-			}
-			lastUpdate = end
-			stale = true
-		}
-		if !warmupDone && end >= benchStart {
-			warmupDone = true
-			lastDisplay, lastUpdate = end, end
-			log.Info(fmt.Sprintf("Requester #%d warmup finished  after %d warmup requests.  0/%d requests done",
-				r.id, warmupRequests, cfg.Requests))
-			stale = true
-		}
-		if end > endTime {
-			log.Info(fmt.Sprintf("Requester #%d: time limit of %ds elapsed, shutting down.", r.id, int64(cfg.MaxTime/time.Second)))
+		if !r.account(l, q) {
 			break
 		}
 	}
-	prog.add(sinceUpdate)
-	end := now // the last reading: the end of the last request
+	r.endLoop(l)
+}
+
+// startLoop logs the requester's start and returns its loop's state.
+func (r *requester) startLoop(prog *requestProgress) *reqLoop {
+	cfg := &r.w.cfg
+	l := &reqLoop{prog: prog, displayNs: int64(cfg.DisplayFreq), progressNs: int64(cfg.ProgressFreq),
+		rateNs: cfg.RequestRate / 1e9}
+	warmup := int64(cfg.WarmupTime)
+	l.warmupDone = warmup <= 0
+	if !l.warmupDone {
+		l.benchStart = warmup
+	}
+	l.endTime = cfg.timeLimitEnd(l.benchStart)
+	if l.endTime != math.MaxInt64 {
+		l.endTime -= r.spent // the time limit counts from the phase's start, before its preparation
+	}
+	l.lastDisplay = l.benchStart
+	cfg.logger().Info(fmt.Sprintf("Requester thread #%d started: will do %d ops after %d second warmup",
+		r.id, cfg.Requests, int64(cfg.WarmupTime/time.Second)))
+	l.now = r.clk.now()
+	l.lastUpdate = l.now
+	l.next = l.now
+	return l
+}
+
+// pace draws the next send time (open loop: exponential inter-arrival
+// times, Poisson arrivals at requestrate per second; a late request does
+// not delay the schedule) and waits for it. It returns the scheduled time.
+func (r *requester) pace(ctx context.Context, l *reqLoop) (int64, paceResult) {
+	l.next += r.draws.sendGap(l.rateNs)
+	if l.warmupDone && l.next > l.endTime {
+		return l.next, paceOver // the next send time is past maxtime: the run is over
+	}
+	// Behind schedule at the last reading: send at once. Ahead: read the
+	// clock again, and wait for the send time if it has still not come
+	// (then read the wait's end).
+	// Quirk §11.2-25 (Timer.waitUntil's odd nanosecond argument): not
+	// reproduced (harmless), a timer waits for the send time.
+	if l.next > l.now {
+		if l.now = r.clk.now(); l.next > l.now {
+			if l.timer == nil {
+				l.timer = time.NewTimer(time.Duration(l.next - l.now))
+			} else {
+				l.timer.Reset(time.Duration(l.next - l.now))
+			}
+			select {
+			case <-ctx.Done():
+				l.timer.Stop()
+				return l.next, paceCancelled
+			case <-l.timer.C:
+			}
+			l.now = r.clk.now()
+		}
+	}
+	return l.next, paceSend
+}
+
+// send picks the operation and performs it on database db, reading the
+// clock at its end: the request l.q.
+func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) {
+	q := &l.q
+	*q = request{start: l.now}
+	r.sendNs = q.start
+	q.op, q.noOp = r.draws.pickOp()
+	if q.noOp {
+		// LinkBench's "No-op in requester: last probability < 1.0": a
+		// failed request without a store call (Java mode only), and
+		// without a clock read: it ends when it starts.
+		q.err, q.end = errNoOp, q.start
+		q.abandoned = reqCtx.Err() != nil
+		return
+	}
+	callCtx := reqCtx
+	var cancelCall context.CancelFunc
+	if timeout := r.w.cfg.RequestTimeout; timeout > 0 {
+		callCtx, cancelCall = context.WithTimeout(reqCtx, timeout)
+	}
+	// The operation builds and sends its request (requestOps' do). It
+	// reads no clock: send's clock reads delimit the request; link and
+	// node times are the request's send time (wallMs). inflight shows the
+	// call to the monitor while it waits for the store.
+	r.inflight.Store(q.start + 1)
+	q.outcome, q.err = requestOps[q.op].do(r, callCtx, r.stores[db])
+	r.inflight.Store(0)
+	switch {
+	case q.err != nil:
+		q.outcome = stats.Error
+	case q.outcome == stats.Success:
+		r.found++
+	default:
+		r.notFound++
+	}
+	l.now = r.clk.now() // the one clock read of the request
+	if cancelCall != nil {
+		cancelCall()
+	}
+	q.end = l.now
+	q.abandoned = q.err != nil && callCtx.Err() != nil && !serverError(q.err)
+}
+
+// abandon accounts for request q, abandoned: its call's context was done
+// while it waited for the store (the phase's hard bound, the caller, its
+// timeout). It returns false when the requester stops.
+func (r *requester) abandon(ctx context.Context, l *reqLoop, q *request) bool {
+	if l.warmupDone {
+		if r.rec.RecordAbandoned(requestOps[q.op].op, time.Duration(q.measured)) {
+			l.stale = true
+		}
+		r.abandoned++
+		if ctx.Err() != nil {
+			r.abandonedAtEnd++
+		}
+		r.requestsDone++
+		l.sinceUpdate++
+	}
+	if ctx.Err() != nil {
+		return false // the phase is over
+	}
+	l.stale = true
+	return q.end <= l.endTime
+}
+
+// account records request q (not abandoned) and does the loop's
+// bookkeeping: failures, progress, the -csvstream intervals, the end of
+// the warm-up. It returns false when the requester stops.
+func (r *requester) account(l *reqLoop, q *request) bool {
+	cfg := &r.w.cfg
+	op := requestOps[q.op].op
+	if l.warmupDone && !q.noOp {
+		r.record(l, op, q)
+	}
+	if q.err != nil && !r.failed(l, op, q) {
+		return false
+	}
+	if l.warmupDone {
+		// LinkBench counts failed requests as done (reference §6.3; quirk
+		// §11.2-11, kept in both modes).
+		r.requestsDone++
+		l.sinceUpdate++
+		if l.sinceUpdate >= 250 {
+			if l.prog.add(l.sinceUpdate) {
+				l.stale = true
+			}
+			l.sinceUpdate = 0
+		}
+		if cfg.Stream != nil && l.displayNs > 0 && q.end-l.lastDisplay >= l.displayNs {
+			r.writeInterval(l.lastDisplay, q.end)
+			l.lastDisplay = q.end
+			l.stale = true
+		}
+	} else {
+		l.warmupRequests++
+	}
+	if l.progressNs > 0 && q.end-l.lastUpdate > l.progressNs || !l.warmupDone && q.end >= l.benchStart {
+		r.logProgress(l, q.end)
+	}
+	if q.end > l.endTime {
+		cfg.logger().Info(fmt.Sprintf("Requester #%d: time limit of %ds elapsed, shutting down.", r.id, int64(cfg.MaxTime/time.Second)))
+		return false
+	}
+	return true
+}
+
+// record records the latency (and service time, and list size) of a
+// measured request.
+func (r *requester) record(l *reqLoop, op stats.Op, q *request) {
+	if l.rateNs > 0 {
+		// Quirk §11.2-3 (coordinated omission): fixed in both modes,
+		// latency from the scheduled send, service time kept apart.
+		if r.rec.RecordService(op, time.Duration(q.end-q.start)) {
+			l.stale = true
+		}
+	}
+	var flushed bool
+	if q.err != nil {
+		flushed = r.rec.RecordError(op, errorClass(q.err), time.Duration(q.measured))
+	} else {
+		flushed = r.rec.Record(op, q.outcome, time.Duration(q.measured))
+	}
+	if op == stats.GetLinksList && q.err == nil {
+		flushed = r.rec.RecordSize(stats.RangeSize, r.rangeRows) || flushed
+	}
+	if flushed {
+		l.stale = true // the recorder moved its values into the phase's histograms
+	}
+}
+
+// failed counts the failed request q, logs it (a few per class) and
+// returns false when the requester aborts.
+func (r *requester) failed(l *reqLoop, op stats.Op, q *request) bool {
+	cfg := &r.w.cfg
+	// Quirk §11.2-11 (LinkBench exits the process on a request error
+	// unless never_change): fixed in both modes, the failure is
+	// counted and the requester stops after max_failed_requests.
+	r.errors++
+	opName := op.String()
+	if q.noOp {
+		opName = "no-op"
+	}
+	r.lastErr = fmt.Errorf("requester %d: %s: %w", r.id, opName, q.err)
+	if r.failures.failed(r.id, opName, errorClass(q.err), q.err) {
+		l.stale = true
+	}
+	if cfg.MaxFailedRequests >= 0 && r.errors > cfg.MaxFailedRequests {
+		cfg.logger().Error(fmt.Sprintf("Requester #%d aborting: %d failed requests (out of %d total) ",
+			r.id, r.errors, r.requestsDone))
+		r.aborted = true
+		return false
+	}
+	return true
+}
+
+// logProgress logs LinkBench's per-requester progress line every
+// progressfreq, and the end of the warm-up.
+func (r *requester) logProgress(l *reqLoop, end int64) {
+	cfg := &r.w.cfg
+	log := cfg.logger()
+	if l.progressNs > 0 && end-l.lastUpdate > l.progressNs {
+		// LinkBench's per-requester progress line (reference §6.3).
+		if l.warmupDone {
+			log.Info(fmt.Sprintf("Requester #%d %d/%d requests done", r.id, r.requestsDone, cfg.Requests))
+		} else {
+			log.Info(fmt.Sprintf("Requester #%d warming up.  %d warmup requests done. %d/%d seconds of warmup done",
+				r.id, l.warmupRequests, end/int64(time.Second), int64(cfg.WarmupTime)/int64(time.Second)))
+		}
+		l.lastUpdate = end
+		l.stale = true
+	}
+	if !l.warmupDone && end >= l.benchStart {
+		l.warmupDone = true
+		l.lastDisplay, l.lastUpdate = end, end
+		log.Info(fmt.Sprintf("Requester #%d warmup finished  after %d warmup requests.  0/%d requests done",
+			r.id, l.warmupRequests, cfg.Requests))
+		l.stale = true
+	}
+}
+
+// endLoop reports the requests not yet counted, writes the last
+// -csvstream interval and logs the requester's end line.
+func (r *requester) endLoop(l *reqLoop) {
+	cfg := &r.w.cfg
+	l.prog.add(l.sinceUpdate)
+	end := l.now // the last reading: the end of the last request
 	if cfg.Stream != nil {
 		end = r.clk.now()
-		r.writeInterval(lastDisplay, end)
+		r.writeInterval(l.lastDisplay, end)
 	}
-	secs := max(end-benchStart, int64(time.Millisecond)) / int64(time.Millisecond)
-	log.Info(fmt.Sprintf("ThreadID = %d total requests = %d requests/second = %d found = %d not found = %d history queries = %d/%d",
+	secs := max(end-l.benchStart, int64(time.Millisecond)) / int64(time.Millisecond)
+	cfg.logger().Info(fmt.Sprintf("ThreadID = %d total requests = %d requests/second = %d found = %d not found = %d history queries = %d/%d",
 		r.id, r.requestsDone, 1000*r.requestsDone/secs, r.found, r.notFound, r.historyQueries, r.listQueries))
 }
 
@@ -698,26 +841,16 @@ func (r *requester) wallMs() int64 {
 	return (r.clk.wallNs + r.sendNs) / 1e6
 }
 
-// pickOp draws the operation: the first whose cumulative share exceeds
-// U*100 (strictly, so that an operation with share 0 is never chosen; the
-// last operation with a share takes every draw above the shares before it,
-// whatever rounding did to the sum). LinkBench's
-// inclusive comparison and no-op failure are kept in Java mode only
-// (pickOpJava). The search starts at the first threshold that can exceed
-// U*100 for U's bucket (opStarts), so it usually makes one comparison.
-func (r *requester) pickOp() stats.Op {
-	return opFor(r.float64(), &r.w.pick, &r.w.opStart)
-}
-
-// opFor is pickOp's operation for the draw u in [0, 1), given the
-// cumulative shares t and their opStarts table.
-func opFor(u float64, t *[10]float64, start *[opBuckets]uint8) stats.Op {
+// opFor is the fast mode's operation (an index of requestOps) for the
+// draw u in [0, 1), given the cumulative shares t and their opStarts
+// table (see fastSource.pickOp).
+func opFor(u float64, t *[numRequestOps]float64, start *[opBuckets]uint8) int {
 	x := u * 100
 	i := int(start[int(u*opBuckets)])
-	for i < 9 && !(x < t[i]) {
+	for i < numRequestOps-1 && !(x < t[i]) {
 		i++
 	}
-	return opOrder[i]
+	return i
 }
 
 // opBuckets is the number of equal buckets of U in [0, 1) of pickOp's
@@ -730,11 +863,11 @@ const opBuckets = 256
 // that (rounding is monotonic), so every threshold before it is <= x and
 // the first threshold exceeding x is at or after it. pickOp's answer is
 // therefore the plain linear search's.
-func opStarts(t *[10]float64) (s [opBuckets]uint8) {
+func opStarts(t *[numRequestOps]float64) (s [opBuckets]uint8) {
 	for b := range s {
 		lo := float64(b) / opBuckets * 100
 		i := 0
-		for i < 9 && !(lo < t[i]) {
+		for i < numRequestOps-1 && !(lo < t[i]) {
 			i++
 		}
 		s[b] = uint8(i)
@@ -746,28 +879,17 @@ func opStarts(t *[10]float64) (s [opBuckets]uint8) {
 // last cumulative share (possible only through rounding of the mix sum).
 var errNoOp = errors.New("no-op in requester: last probability < 1.0")
 
-// pickOpJava draws the operation as LinkBench does (reference §6.4): the
-// first whose cumulative share c satisfies U*100 <= c (inclusive, so an
-// operation of share 0 is chosen when U*100 equals the previous share);
-// noOp when U*100 exceeds the last cumulative share.
-func (r *requester) pickOpJava() (op stats.Op, noOp bool) {
-	return javaOpFor(r.jr.Float64()*100, &r.w.thresholds)
-}
-
-// javaOpFor is the operation of draw x (in [0, 100)) for cumulative
-// shares t, LinkBench's comparison (see pickOpJava).
-func javaOpFor(x float64, t *[10]float64) (op stats.Op, noOp bool) {
+// javaOpFor is the Java mode's operation (an index of requestOps) of draw
+// x (in [0, 100)) for cumulative shares t, LinkBench's comparison (see
+// javaSource.pickOp).
+func javaOpFor(x float64, t *[numRequestOps]float64) (op int, noOp bool) {
 	for i, c := range t {
 		if x <= c {
-			return opOrder[i], false
+			return i, false
 		}
 	}
 	return 0, true
 }
-
-// opOrder is the op of each cumulative threshold (LinkBench's order).
-var opOrder = [10]stats.Op{stats.AddLink, stats.DeleteLink, stats.UpdateLink, stats.CountLink,
-	stats.MultigetLink, stats.GetLinksList, stats.AddNode, stats.UpdateNode, stats.DeleteNode, stats.GetNode}
 
 // linkID1 chooses the id1 of a link operation: the uncorrelated
 // distribution with probability read_uncorr_blend/100 (for writes too:
@@ -775,7 +897,7 @@ var opOrder = [10]stats.Op{stats.AddLink, stats.DeleteLink, stats.UpdateLink, st
 // §6.6).
 func (r *requester) linkID1(correlated, uncorrelated *distributions.Access) int64 {
 	a := correlated
-	if uncorrelated != nil && r.float64() < r.w.blend {
+	if uncorrelated != nil && r.src.Float64() < r.w.blend {
 		a = uncorrelated
 	}
 	// LinkBench passes the fresh request link's id1, which is 0.
@@ -783,165 +905,193 @@ func (r *requester) linkID1(correlated, uncorrelated *distributions.Access) int6
 }
 
 func (r *requester) linkType() int64 {
-	return store.DefaultLinkType + int64(r.int31n(r.ltc))
+	return store.DefaultLinkType + int64(r.src.Int31n(r.ltc))
 }
 
-// do builds and sends one request of kind op to database db and returns
-// its outcome. It reads no clock: the caller's clock reads delimit the
-// request (see run); link and node times are the request's send time
-// (wallMs).
-func (r *requester) do(ctx context.Context, op stats.Op, db int) (o stats.Outcome, err error) {
-	w := r.w
-	st := r.stores[db]
-	o = stats.Success
-	switch op {
-	case stats.AddLink, stats.UpdateLink:
-		id1 := r.linkID1(w.write, w.writeUncorr)
-		t := r.linkType()
-		p, gen := distributions.PAddExist, r.linkAdd
-		if op == stats.UpdateLink {
-			p, gen = distributions.PUpdateExist, r.linkUp
-		}
-		l := &r.link
-		l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.src, id1, t, p)
-		size := int(w.linkSize.Choose(r.src))
-		l.Data = gen.Fill(r.src, grow(l.Data, size))
-		l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.wallMs()
-		if op == stats.AddLink || w.cfg.NeverChange {
-			// The legacy workload performs UPDATE_LINK as addLink (§11.3),
-			// in both modes.
-			_, err = st.AddLink(ctx, *l, true)
-		} else {
-			_, err = st.UpdateLink(ctx, *l, true)
-		}
-	case stats.DeleteLink:
-		id1 := r.linkID1(w.write, w.writeUncorr)
-		t := r.linkType()
-		id2 := r.chooser.ChooseForOp(r.src, id1, t, distributions.PDeleteExist)
-		var found bool
-		found, err = st.DeleteLink(ctx, id1, t, id2, true, false)
-		if !found {
-			o = stats.Miss
-		}
-	case stats.CountLink:
-		id1 := r.linkID1(w.read, w.readUncorr)
-		t := r.linkType()
-		_, err = st.CountLinks(ctx, id1, t)
-	case stats.MultigetLink:
-		id1 := r.linkID1(w.read, w.readUncorr)
-		t := r.linkType()
-		k := 1
-		if w.multiget != nil {
-			// Quirk §11.1-3 (Geometric multiget sizes never return min, mean
-			// ~3.62): kept in both modes.
-			k = int(w.multiget.Choose(r.src))
-		}
-		r.id2s = r.chooser.ChooseMultipleForOp(r.src, id1, t, k, distributions.PGetExist, r.id2s[:0])
-		r.links, err = st.MultigetLinks(ctx, id1, t, r.id2s, r.links[:0])
-		// Quirk §11.2-16 (a multiget counts as not found only when nothing
-		// is found): kept in both modes, a partial hit is a success.
-		if len(r.links) == 0 {
-			o = stats.Miss
-		}
-	case stats.GetLinksList:
-		// The history coin is always drawn first (reference §6.5).
-		h := r.float64()
-		var rg store.LinkRange
-		history := h < w.pHistory && r.hist.len() > 0
-		var c int
-		if history {
-			c = int(r.int31n(int32(r.hist.len())))
-			e := r.hist.entries[c]
-			rg = store.LinkRange{ID1: e.id1, LinkType: e.linkType, MinTime: 0, MaxTime: e.time,
-				Offset: 1, Limit: store.DefaultLimit}
-		} else {
-			id1 := r.linkID1(w.read, w.readUncorr)
-			rg = store.FullRange(id1, r.linkType())
-		}
-		r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
-		r.listQueries++
-		if history {
-			r.historyQueries++
-		}
-		if err == nil {
-			n := len(r.links)
-			r.rangeRows = int64(n) // recorded by run, after the request's end
-			if n == 0 {
-				o = stats.Miss
-			}
-			if history {
-				r.hist.afterQuery(c, r.links)
-			} else if n >= store.DefaultLimit {
-				r.hist.add(r.src, r.links[n-1])
-			}
-		}
-	case stats.AddNode:
-		n := &r.node
-		size := int(w.nodeSize.Choose(r.src))
-		n.Data = r.nodeAdd.Fill(r.src, grow(n.Data, size))
-		n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.wallMs()/1000)
-		var id int64
-		id, err = st.AddNode(ctx, *n)
-		if err == nil {
-			// Quirk §11.1-10 (ids added by ADD_NODE are never read, updated
-			// or deleted): kept in both modes; the id only feeds ROUND_ROBIN.
-			r.lastNodeID = id
-		}
-	case stats.UpdateNode:
-		id := w.nodeUpdate.NextID(r.src, r.lastNodeID)
-		n := &r.node
-		size := int(w.nodeSize.Choose(r.src))
-		n.Data = r.nodeUp.Fill(r.src, grow(n.Data, size))
-		// Quirk §11.1-9 (node updates write version 2, links version 0 and
-		// the current time): kept in both modes.
-		n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.wallMs()/1000)
-		var found bool
-		found, err = st.UpdateNode(ctx, *n)
-		if !found {
-			o = stats.Miss
-		}
-		r.lastNodeID = id
-	case stats.DeleteNode:
-		id := w.nodeDelete.NextID(r.src, r.lastNodeID)
-		var found bool
-		found, err = st.DeleteNode(ctx, store.DefaultNodeType, id)
-		if !found {
-			o = stats.Miss
-		}
-		r.lastNodeID = id
-	case stats.GetNode:
-		// Quirk §11.2-17 (GET_NODE latency includes the id choice): kept,
-		// and extended in both modes: every request's latency includes its
-		// own generation (see run).
-		id := w.nodeRead.NextID(r.src, r.lastNodeID)
-		var found bool
-		_, found, err = st.GetNode(ctx, store.DefaultNodeType, id)
-		if !found {
-			o = stats.Miss
-		}
-		r.lastNodeID = id
+// missIf returns Miss when found is false, else Success.
+func missIf(found bool) stats.Outcome {
+	if found {
+		return stats.Success
 	}
-	switch {
-	case err != nil:
-		o = stats.Error
-	case o == stats.Success:
-		r.found++
-	default:
-		r.notFound++
+	return stats.Miss
+}
+
+func (r *requester) addLink(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	l := r.newLink(distributions.PAddExist, r.linkAdd)
+	_, err := st.AddLink(ctx, *l, true)
+	return stats.Success, err
+}
+
+func (r *requester) updateLink(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	l := r.newLink(distributions.PUpdateExist, r.linkUp)
+	var err error
+	if r.w.cfg.NeverChange {
+		// The legacy workload performs UPDATE_LINK as addLink (§11.3),
+		// in both modes.
+		_, err = st.AddLink(ctx, *l, true)
+	} else {
+		_, err = st.UpdateLink(ctx, *l, true)
+	}
+	return stats.Success, err
+}
+
+// newLink draws the link an ADD_LINK or UPDATE_LINK writes: id1, link
+// type, id2 (naming a loaded link with probability about p), payload from
+// gen; its time is the request's.
+func (r *requester) newLink(p float64, gen distributions.DataGen) *store.Link {
+	w := r.w
+	id1 := r.linkID1(w.write, w.writeUncorr)
+	t := r.linkType()
+	l := &r.link
+	l.ID1, l.LinkType, l.ID2 = id1, t, r.chooser.ChooseForOp(r.src, id1, t, p)
+	size := int(w.linkSize.Choose(r.src))
+	l.Data = gen.Fill(r.src, grow(l.Data, size))
+	l.Visibility, l.Version, l.Time = store.VisibilityDefault, 0, r.wallMs()
+	return l
+}
+
+func (r *requester) deleteLink(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	id1 := r.linkID1(r.w.write, r.w.writeUncorr)
+	t := r.linkType()
+	id2 := r.chooser.ChooseForOp(r.src, id1, t, distributions.PDeleteExist)
+	found, err := st.DeleteLink(ctx, id1, t, id2, true, false)
+	return missIf(found), err
+}
+
+func (r *requester) countLinks(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	id1 := r.linkID1(r.w.read, r.w.readUncorr)
+	t := r.linkType()
+	_, err := st.CountLinks(ctx, id1, t)
+	return stats.Success, err
+}
+
+func (r *requester) multigetLinks(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	w := r.w
+	id1 := r.linkID1(w.read, w.readUncorr)
+	t := r.linkType()
+	k := 1
+	if w.multiget != nil {
+		// Quirk §11.1-3 (Geometric multiget sizes never return min, mean
+		// ~3.62): kept in both modes.
+		k = int(w.multiget.Choose(r.src))
+	}
+	r.id2s = r.chooser.ChooseMultipleForOp(r.src, id1, t, k, distributions.PGetExist, r.id2s[:0])
+	var err error
+	r.links, err = st.MultigetLinks(ctx, id1, t, r.id2s, r.links[:0])
+	// Quirk §11.2-16 (a multiget counts as not found only when nothing
+	// is found): kept in both modes, a partial hit is a success.
+	return missIf(len(r.links) > 0), err
+}
+
+func (r *requester) getLinkList(ctx context.Context, st store.Store) (o stats.Outcome, err error) {
+	// The history coin is always drawn first (reference §6.5).
+	h := r.src.Float64()
+	var rg store.LinkRange
+	history := h < r.w.pHistory && r.hist.len() > 0
+	var c int
+	if history {
+		c = int(r.src.Int31n(int32(r.hist.len())))
+		e := r.hist.entry(c)
+		rg = store.LinkRange{ID1: e.id1, LinkType: e.linkType, MinTime: 0, MaxTime: e.time,
+			Offset: 1, Limit: store.DefaultLimit}
+	} else {
+		id1 := r.linkID1(r.w.read, r.w.readUncorr)
+		rg = store.FullRange(id1, r.linkType())
+	}
+	r.links, err = st.GetLinkList(ctx, rg, r.links[:0])
+	r.listQueries++
+	if history {
+		r.historyQueries++
+	}
+	o = stats.Success
+	if err == nil {
+		n := len(r.links)
+		r.rangeRows = int64(n) // recorded by run, after the request's end
+		if n == 0 {
+			o = stats.Miss
+		}
+		if history {
+			r.hist.afterQuery(c, r.links)
+		} else if n >= store.DefaultLimit {
+			r.hist.add(r.src, r.links[n-1])
+		}
 	}
 	return o, err
 }
 
-// history is a requester's list-tail cache (reference §6.9): the oldest
-// link returned by plain list queries that hit the 10000-link limit, so
-// that later queries can page further back. Unlike LinkBench, evicted and
-// removed entries are also removed from the index (fix of §11.2-15),
-// except with staleKeys (Java mode), which keeps LinkBench's behaviour: an
-// evicted or removed key stays in the index, and is then never added again.
+func (r *requester) addNode(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	n := &r.node
+	size := int(r.w.nodeSize.Choose(r.src))
+	n.Data = r.nodeAdd.Fill(r.src, grow(n.Data, size))
+	n.ID, n.Type, n.Version, n.Time = -1, store.DefaultNodeType, 1, int32(r.wallMs()/1000)
+	id, err := st.AddNode(ctx, *n)
+	if err == nil {
+		// Quirk §11.1-10 (ids added by ADD_NODE are never read, updated
+		// or deleted): kept in both modes; the id only feeds ROUND_ROBIN.
+		r.lastNodeID = id
+	}
+	return stats.Success, err
+}
+
+func (r *requester) updateNode(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	id := r.w.nodeUpdate.NextID(r.src, r.lastNodeID)
+	n := &r.node
+	size := int(r.w.nodeSize.Choose(r.src))
+	n.Data = r.nodeUp.Fill(r.src, grow(n.Data, size))
+	// Quirk §11.1-9 (node updates write version 2, links version 0 and
+	// the current time): kept in both modes.
+	n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 2, int32(r.wallMs()/1000)
+	found, err := st.UpdateNode(ctx, *n)
+	r.lastNodeID = id
+	return missIf(found), err
+}
+
+func (r *requester) deleteNode(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	id := r.w.nodeDelete.NextID(r.src, r.lastNodeID)
+	found, err := st.DeleteNode(ctx, store.DefaultNodeType, id)
+	r.lastNodeID = id
+	return missIf(found), err
+}
+
+func (r *requester) getNode(ctx context.Context, st store.Store) (stats.Outcome, error) {
+	// Quirk §11.2-17 (GET_NODE latency includes the id choice): kept,
+	// and extended in both modes: every request's latency includes its
+	// own generation (see run).
+	id := r.w.nodeRead.NextID(r.src, r.lastNodeID)
+	_, found, err := st.GetNode(ctx, store.DefaultNodeType, id)
+	r.lastNodeID = id
+	return missIf(found), err
+}
+
+// listHistory is a requester's list-tail cache (reference §6.9): the
+// oldest link returned by plain list queries that hit the 10000-link
+// limit, so that later queries can page further back. The mode picks its
+// variant (runMode.newHistory): history, or staleHistory.
+type listHistory interface {
+	len() int
+	// entry returns entry c, 0 <= c < len().
+	entry(c int) histEntry
+	// add remembers l, evicting a random entry (one Int31n draw) when the
+	// cache is full.
+	add(rng distributions.Source, l store.Link)
+	// afterQuery updates entry c after a history query returned links: a
+	// full page moves the entry to the page's oldest link, anything less
+	// removes it.
+	afterQuery(c int, links []store.Link)
+}
+
+// history is the fast mode's list-tail cache: unlike LinkBench's, evicted
+// and removed entries are also removed from the index (fix of §11.2-15).
 type history struct {
-	entries   []histEntry
-	index     map[histKey]int
-	staleKeys bool
+	entries []histEntry
+	index   map[histKey]int
+}
+
+// staleHistory is LinkBench's list-tail cache (Java mode, quirk §11.2-15
+// kept): an evicted or removed key stays in the index, and is then never
+// added again.
+type staleHistory struct {
+	history
 }
 
 type histKey struct{ id1, linkType int64 }
@@ -950,14 +1100,17 @@ type histEntry struct {
 	id1, linkType, time int64
 }
 
-func (h *history) init() {
-	h.index = make(map[histKey]int)
-}
-
 func (h *history) len() int { return len(h.entries) }
 
-// add remembers l, evicting a random entry when the cache is full.
-func (h *history) add(rng distributions.Source, l store.Link) {
+func (h *history) entry(c int) histEntry { return h.entries[c] }
+
+func (h *history) add(rng distributions.Source, l store.Link) { h.put(rng, l, true) }
+
+func (h *staleHistory) add(rng distributions.Source, l store.Link) { h.put(rng, l, false) }
+
+// put remembers l, evicting a random entry when the cache is full; the
+// evicted entry's key leaves the index when forget is set.
+func (h *history) put(rng distributions.Source, l store.Link, forget bool) {
 	k := histKey{l.ID1, l.LinkType}
 	if _, ok := h.index[k]; ok {
 		return
@@ -970,23 +1123,27 @@ func (h *history) add(rng distributions.Source, l store.Link) {
 	}
 	pos := int(rng.Int31n(int32(len(h.entries))))
 	old := h.entries[pos]
-	if !h.staleKeys {
+	if forget {
 		delete(h.index, histKey{old.id1, old.linkType})
 	}
 	h.entries[pos] = e
 	h.index[k] = pos
 }
 
-// afterQuery updates entry c after a history query returned links: a full
-// page moves the entry to the page's oldest link, anything less removes it.
-func (h *history) afterQuery(c int, links []store.Link) {
+func (h *history) afterQuery(c int, links []store.Link) { h.update(c, links, true) }
+
+func (h *staleHistory) afterQuery(c int, links []store.Link) { h.update(c, links, false) }
+
+// update is afterQuery; a removed entry's key leaves the index when forget
+// is set (or when it was the last entry, as in LinkBench).
+func (h *history) update(c int, links []store.Link, forget bool) {
 	if len(links) == store.DefaultLimit {
 		h.entries[c].time = links[len(links)-1].Time
 		return
 	}
 	old := h.entries[c]
 	last := len(h.entries) - 1
-	if !h.staleKeys || c == last {
+	if forget || c == last {
 		delete(h.index, histKey{old.id1, old.linkType})
 	}
 	if c != last {

@@ -102,14 +102,14 @@ func TestRequestOpMix(t *testing.T) {
 	}
 	shares := cfg.Mix.shares()
 	var sum int64
-	for i, op := range opOrder {
-		o, _ := rep.Op(op)
+	for i, ro := range requestOps {
+		o, _ := rep.Op(ro.op)
 		got := opTotal(o)
 		sum += got
 		p := *shares[i] / 100
 		mean, sigma := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
 		if math.Abs(float64(got)-mean) > 4*sigma {
-			t.Errorf("%s: %d requests, want %.0f ± %.0f (4 sigma)", op, got, mean, 4*sigma)
+			t.Errorf("%s: %d requests, want %.0f ± %.0f (4 sigma)", ro.op, got, mean, 4*sigma)
 		}
 	}
 	if sum != n {
@@ -313,8 +313,7 @@ func TestRequestCancel(t *testing.T) {
 }
 
 func TestHistoryCache(t *testing.T) {
-	var h history
-	h.init()
+	h := fastMode{}.newHistory().(*history)
 	rng := rand.New(1)
 	link := func(id1, t int64) store.Link { return store.Link{ID1: id1, LinkType: t, Time: 1000 + id1} }
 	for i := int64(0); i < historyLimit+500; i++ {
@@ -568,14 +567,14 @@ func TestRequestLinkTimeIsWallClock(t *testing.T) {
 // the shipped mix and with mixes whose thresholds fall on bucket edges or
 // repeat (zero shares).
 func TestOpForTable(t *testing.T) {
-	linear := func(u float64, th *[10]float64) stats.Op {
+	linear := func(u float64, th *[10]float64) int {
 		x := u * 100
 		for i := 0; i < 9; i++ {
 			if x < th[i] {
-				return opOrder[i]
+				return i
 			}
 		}
-		return opOrder[9]
+		return 9
 	}
 	mixes := [][10]float64{}
 	var shipped [10]float64

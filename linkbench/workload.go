@@ -29,8 +29,9 @@ const (
 // workload is the prepared, immutable form of a Config: the distributions
 // and choosers shared (read-only) by all workers of a phase.
 type workload struct {
-	cfg Config
-	n   int64 // maxid1 - startid1
+	cfg  Config
+	mode runMode // the random mode (rng), chosen once by prepare
+	n    int64   // maxid1 - startid1
 
 	real *distributions.RealData // nil when no data file was read
 	// builtinWhy, when not empty, says why real holds the built-in models
@@ -51,10 +52,9 @@ type workload struct {
 	nodeRead           *distributions.Access
 	nodeUpdate         *distributions.Access
 	nodeDelete         *distributions.Access
-	cursors            *distributions.RealCursors        // Java mode: the REAL access cursors of the run
 	multiget           distributions.Distribution        // nil: one id2 per multiget
-	thresholds         [10]float64                       // cumulative mix, LinkBench order
-	pick               [10]float64                       // thresholds of the default mode's pickOp (see prepare)
+	thresholds         [numRequestOps]float64            // cumulative mix, LinkBench order
+	pick               [numRequestOps]float64            // thresholds of the fast mode's pickOp (see buildMix)
 	shuffler           *distributions.InvertibleShuffler // the out-degree shuffler all the workers' choosers share (nil: each builds its own)
 	opStart            [opBuckets]uint8                  // pickOp's first candidate threshold per bucket of U
 	pHistory           float64                           // getlinklist_history / 100
@@ -106,40 +106,20 @@ func prepare(cfg Config, forRequest bool) (*workload, error) {
 	return w, nil
 }
 
+// prepareWorkload builds the workload of cfg in its steps: the mode, the
+// data file and out-degree, the payload sizes, and for the request phase
+// the access distributions, the multiget size and the operation mix.
 func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	w := &workload{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1}
+	w := &workload{cfg: cfg, mode: modeOf(cfg.RNG), n: cfg.MaxID1 - cfg.StartID1}
 	if cfg.TotalRequestRate > 0 && cfg.Requesters > 0 {
 		// The requesters share the total rate equally: each one's loop reads
 		// its share as its requestrate.
 		w.cfg.RequestRate = cfg.TotalRequestRate / float64(cfg.Requesters)
 	}
-	min, max := cfg.StartID1, cfg.MaxID1
-
-	needReal := strings.EqualFold(cfg.NLinksFunc, "real")
-	access := []*DistConfig{&cfg.Read, &cfg.Write}
-	if cfg.ReadUncorrBlend > 0 {
-		access = append(access, &cfg.ReadUncorr)
-	}
-	if cfg.Mix.HasNodeOps() {
-		access = append(access, &cfg.NodeRead, &cfg.NodeUpdate, &cfg.NodeDelete)
-	}
-	if forRequest {
-		for _, d := range access {
-			if d.Set && d.Spec.Kind == distributions.KindReal {
-				needReal = true
-			}
-		}
-	}
-	// A class-based out-degree names its class in nlinks_func (NLinks holds
-	// only its parameters): com.facebook.LinkBench.RealDistribution reads
-	// the data file too.
-	if kind, err := distributions.ParseKind(cfg.NLinksFunc); err == nil && kind == distributions.KindReal {
-		needReal = true
-	}
-	if needReal {
+	if w.needsRealData(forRequest) {
 		if err := w.loadRealData(); err != nil {
 			return nil, err
 		}
@@ -157,7 +137,67 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 	if !forRequest {
 		return w, nil
 	}
+	if err := w.buildAccess(); err != nil {
+		return nil, err
+	}
+	if cfg.MultigetDist.Set {
+		d, err := w.mode.dists().Distribution(cfg.MultigetDist.Spec, cfg.MultigetDistMin, cfg.MultigetDistMax, w.real)
+		if err != nil {
+			return nil, keyError("link_multiget_dist_", cfg.MultigetDist.Function, err)
+		}
+		w.multiget = d
+	}
+	w.buildMix()
+	if w.outDegree != nil && w.outDegree.Shuffled() {
+		// One out-degree shuffler (immutable) for every worker's chooser.
+		if c, err := w.mode.dists().ID2Chooser(distributions.ID2Config{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1,
+			LinkTypeCount: 1}, w.outDegree); err == nil {
+			w.shuffler = c.Shuffler()
+		}
+	}
+	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
+	return w, nil
+}
 
+// accessConfigs are the access distributions a run uses: reads and
+// writes, the uncorrelated ones when blended, the node ones when the mix
+// has node operations.
+func (c *Config) accessConfigs() []*DistConfig {
+	access := []*DistConfig{&c.Read, &c.Write}
+	if c.ReadUncorrBlend > 0 {
+		access = append(access, &c.ReadUncorr)
+	}
+	if c.Mix.HasNodeOps() {
+		access = append(access, &c.NodeRead, &c.NodeUpdate, &c.NodeDelete)
+	}
+	return access
+}
+
+// needsRealData reports whether the run reads the data file: a REAL
+// out-degree (nlinks_func real, or the class RealDistribution) or, for the
+// request phase, a REAL access distribution.
+func (w *workload) needsRealData(forRequest bool) bool {
+	cfg := &w.cfg
+	if strings.EqualFold(cfg.NLinksFunc, "real") {
+		return true
+	}
+	if forRequest {
+		for _, d := range cfg.accessConfigs() {
+			if d.Set && d.Spec.Kind == distributions.KindReal {
+				return true
+			}
+		}
+	}
+	// A class-based out-degree names its class in nlinks_func (NLinks holds
+	// only its parameters): com.facebook.LinkBench.RealDistribution reads
+	// the data file too.
+	kind, err := distributions.ParseKind(cfg.NLinksFunc)
+	return err == nil && kind == distributions.KindReal
+}
+
+// buildAccess builds the request phase's access distributions.
+func (w *workload) buildAccess() error {
+	cfg := &w.cfg
 	mk := func(kind distributions.AccessKind, prefix string, d DistConfig) (*distributions.Access, error) {
 		if d.Set && d.Spec.Kind == distributions.KindReal && w.real == nil {
 			return nil, &ConfigError{Key: prefix + "function", Value: d.Function, Reason: fmt.Sprintf(
@@ -167,93 +207,66 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 			return nil, &ConfigError{Key: prefix + "function", Reason: "must be set (a distribution class or " +
 				"one of REAL, ROUND_ROBIN, RECIPROCAL, MULTIPLE, POWER, PERFECT_POWER)"}
 		}
-		var a *distributions.Access
-		var err error
-		if cfg.RNG.Java() {
-			if err = w.needCursors(d.Spec); err != nil {
-				return nil, &ConfigError{Key: "data_file", Value: cfg.DataFile, Reason: err.Error()}
-			}
-			// Quirk §11.1-7 (REAL access cursors shared by all threads): kept
-			// in Java mode; fast mode samples REAL statelessly (fixed).
-			a, err = distributions.NewAccessJava(kind, d.Spec, min, max, w.real, w.cursors)
-		} else {
-			a, err = distributions.NewAccess(kind, d.Spec, min, max, w.real)
-		}
+		// Quirk §11.1-7 (REAL access cursors shared by all threads): kept
+		// in Java mode; fast mode samples REAL statelessly (fixed).
+		a, err := w.mode.dists().Access(kind, d.Spec, cfg.StartID1, cfg.MaxID1, w.real)
 		if err != nil {
 			return nil, keyError(prefix, d.Function, err)
 		}
 		return a, nil
 	}
+	var err error
 	if w.read, err = mk(distributions.LinkReads, "read_", cfg.Read); err != nil {
-		return nil, err
+		return err
 	}
 	if w.write, err = mk(distributions.LinkWrites, "write_", cfg.Write); err != nil {
-		return nil, err
+		return err
 	}
 	// Quirk §11.1-1 (write-uncorrelated keys read with the read_uncorr_
 	// prefix, writes blended at read_uncorr_blend): kept in both modes.
 	if cfg.ReadUncorrBlend > 0 {
 		w.blend = cfg.ReadUncorrBlend / 100
 		if w.readUncorr, err = mk(distributions.LinkReadsUncorr, "read_uncorr_", cfg.ReadUncorr); err != nil {
-			return nil, err
+			return err
 		}
 		if w.writeUncorr, err = mk(distributions.LinkWritesUncorr, "read_uncorr_", cfg.ReadUncorr); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.Mix.HasNodeOps() {
 		if w.nodeRead, err = mk(distributions.NodeReads, "node_read_", cfg.NodeRead); err != nil {
-			return nil, err
+			return err
 		}
 		if w.nodeUpdate, err = mk(distributions.NodeUpdates, "node_update_", cfg.NodeUpdate); err != nil {
-			return nil, err
+			return err
 		}
 		if w.nodeDelete, err = mk(distributions.NodeDeletes, "node_delete_", cfg.NodeDelete); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if cfg.MultigetDist.Set {
-		newDist := distributions.NewDistribution
-		if cfg.RNG.Java() {
-			newDist = func(s distributions.Spec, min, max int64, real *distributions.RealData) (distributions.Distribution, error) {
-				if err := w.needCursors(s); err != nil {
-					return nil, err
-				}
-				return distributions.NewDistributionJava(s, min, max, real, w.cursors)
-			}
-		}
-		d, err := newDist(cfg.MultigetDist.Spec, cfg.MultigetDistMin, cfg.MultigetDistMax, w.real)
-		if err != nil {
-			return nil, keyError("link_multiget_dist_", cfg.MultigetDist.Function, err)
-		}
-		w.multiget = d
-	}
+	return nil
+}
+
+// buildMix computes the cumulative shares of the mix the operations are
+// picked from (requestOps' order).
+func (w *workload) buildMix() {
 	sum := 0.0
 	last := 0 // the last operation with a share
-	for i, p := range cfg.Mix.shares() {
+	for i, p := range w.cfg.Mix.shares() {
 		sum += *p
 		w.thresholds[i] = sum
 		if *p > 0 {
 			last = i
 		}
 	}
-	// The default mode picks only operations with a share: a draw above a
+	// The fast mode picks only operations with a share: a draw above a
 	// sum that rounding left below 100 goes to the last of them (Java mode
-	// keeps LinkBench's thresholds and its failed no-op, pickOpJava).
+	// keeps LinkBench's thresholds and its failed no-op, javaSource.pickOp).
 	w.pick = w.thresholds
 	for i := last; i < len(w.pick); i++ {
 		w.pick[i] = math.Inf(1)
 	}
 	w.opStart = opStarts(&w.pick)
-	if w.outDegree != nil && w.outDegree.Shuffled() {
-		// One out-degree shuffler (immutable) for every worker's chooser.
-		if c, err := distributions.NewID2Chooser(distributions.ID2Config{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1,
-			LinkTypeCount: 1, Java: cfg.RNG.Java()}, w.outDegree); err == nil {
-			w.shuffler = c.Shuffler()
-		}
-	}
-	w.pHistory = cfg.GetLinkListHistory / 100 // quirk §11.1-2: a percentage (kept)
-	return w, nil
 }
 
 // loadRealData reads cfg.DataFile. When it is empty, or LinkBench's
@@ -263,11 +276,9 @@ func prepareWorkload(cfg Config, forRequest bool) (*workload, error) {
 // refuses both.
 func (w *workload) loadRealData() error {
 	path := w.cfg.DataFile
-	java := w.cfg.RNG.Java()
 	if path == "" {
-		if java {
-			return &ConfigError{Key: "data_file", Reason: "rng = java needs LinkBench's Distribution.dat " +
-				"(the built-in model does not reproduce LinkBench's draws)"}
+		if err := w.mode.withoutDataFile("", " (the built-in model does not reproduce LinkBench's draws)"); err != nil {
+			return err
 		}
 		w.useBuiltin("no data_file")
 		return nil
@@ -276,9 +287,8 @@ func (w *workload) loadRealData() error {
 		// LinkBench's default, not found by ParseProperties or
 		// ResolveDataFile (which store the path they find): the library
 		// never looks for it in the working directory on its own.
-		if java {
-			return &ConfigError{Key: "data_file", Value: path, Reason: "rng = java needs LinkBench's Distribution.dat, " +
-				"and " + DefaultDataFile + " was not found (give its path)"}
+		if err := w.mode.withoutDataFile(path, ", and "+DefaultDataFile+" was not found (give its path)"); err != nil {
+			return err
 		}
 		w.useBuiltin("data_file " + path + " not found")
 		return nil
@@ -344,30 +354,12 @@ func (w *workload) buildOutDegree() error {
 	return nil
 }
 
-// needCursors creates the run's REAL access cursors (Java mode) when spec
-// is a real distribution and they do not exist yet.
-func (w *workload) needCursors(spec distributions.Spec) error {
-	if spec.Kind != distributions.KindReal || w.cursors != nil || w.real == nil {
-		return nil
-	}
-	c, err := distributions.NewRealCursors(w.real)
-	if err != nil {
-		return err
-	}
-	w.cursors = c
-	return nil
-}
-
 // arithmeticOutDegree builds the arithmetic out-degree model of
 // nlinks_func (Java mode: LinkBench's arithmetic, quirk §11.2-14 kept;
 // fast mode: fixed).
 func (w *workload) arithmeticOutDegree() (distributions.OutDegree, error) {
 	cfg := &w.cfg
-	newOD := distributions.NewArithmeticOutDegree
-	if cfg.RNG.Java() {
-		newOD = distributions.NewArithmeticOutDegreeJava
-	}
-	od, err := newOD(strings.ToLower(cfg.NLinksFunc), cfg.NLinksDefault, cfg.NLinksConfig, cfg.StartID1, cfg.MaxID1)
+	od, err := w.mode.dists().ArithmeticOutDegree(strings.ToLower(cfg.NLinksFunc), cfg.NLinksDefault, cfg.NLinksConfig, cfg.StartID1, cfg.MaxID1)
 	if err != nil {
 		return nil, keyError("nlinks_", cfg.NLinksFunc, err)
 	}
@@ -378,19 +370,20 @@ func (w *workload) arithmeticOutDegree() (distributions.OutDegree, error) {
 // uses LinkBench's (1 requester, id 1)).
 func (w *workload) id2Chooser(requesters, i int) (*distributions.ID2Chooser, error) {
 	od := w.outDegree
-	if w.cfg.RNG.Java() && w.arithmetic {
+	if w.arithmetic {
 		// LinkBench builds the out-degree model per chooser, that is per
 		// loader and requester; its PERFECT_SQUARES accumulates per instance
-		// (quirk §11.2-14, kept in Java mode).
+		// (quirk §11.2-14, kept in Java mode; the fast mode's model is
+		// stateless, so a model of its own changes nothing).
 		var err error
 		if od, err = w.arithmeticOutDegree(); err != nil {
 			return nil, err
 		}
 	}
-	c, err := distributions.NewID2Chooser(distributions.ID2Config{
+	c, err := w.mode.dists().ID2Chooser(distributions.ID2Config{
 		StartID1: w.cfg.StartID1, MaxID1: w.cfg.MaxID1, LinkTypeCount: w.cfg.LinkTypeCount,
 		RandomID2Max: w.cfg.RandomID2Max, ID2GenConfig: w.cfg.ID2GenConfig, NeverChange: w.cfg.NeverChange,
-		Requesters: requesters, RequesterID: i, Java: w.cfg.RNG.Java(), Shuffler: w.shuffler,
+		Requesters: requesters, RequesterID: i, Shuffler: w.shuffler,
 	}, od)
 	if err != nil {
 		return nil, keyError("", "", err)

@@ -345,6 +345,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err := r.check(); err != nil {
 		return r.fail(err)
 	}
+	if o.req && cfg.Requesters == 0 {
+		// As the key's help says: 0 skips the request phase (no report,
+		// no connection check, no loaded-graph check for it).
+		fmt.Fprintln(stdout, "NO REQUEST PHASE CONFIGURED: requesters = 0 skips it.")
+		o.req = false
+		if !o.load && !o.verify {
+			return 0
+		}
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r.procsDesc = clientProcs(o.gomaxprocs, r.storeName)
 
@@ -706,7 +715,14 @@ func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *resu
 	c := p.cfg
 	c.OnProgress = func(pr linkbench.Progress) { rec.onProgress(ctx, pr) }
 	// Each loader and requester opens its own session (connections)
-	// before the measured window.
+	// before the measured window. The sessions the store's own methods
+	// used before (its check at Open, preflight's queries) are idle
+	// through the phase: PostgreSQL's are closed, so that the server
+	// holds only the workers' backends. (MySQL's *sql.DB keeps its idle
+	// connections, which its checks reuse.)
+	if r.st.pg != nil {
+		r.st.pg.CloseIdle()
+	}
 	before := r.st.counters()
 	var rep *stats.Report
 	var err error

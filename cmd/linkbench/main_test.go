@@ -393,3 +393,17 @@ func TestDataFileInWorkingDirectory(t *testing.T) {
 		t.Errorf("data_file %q, %v; want %q", cfg.DataFile, err, dat)
 	}
 }
+
+// TestRequestersZeroSkips: requesters = 0 skips the request phase, as the
+// key's help says (it used to print "REQUEST PHASE COMPLETED. 0
+// requests"); a mix off 100 names the tolerance.
+func TestRequestersZeroSkips(t *testing.T) {
+	code, out, stderr := runCLI(t, "-store", "memory", "-D", "maxid1=1001", "-r", "-D", "requesters=0")
+	if code != 0 || !strings.Contains(out, "NO REQUEST PHASE CONFIGURED") || strings.Contains(out, "REQUEST PHASE COMPLETED") {
+		t.Errorf("-r with requesters = 0: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "-store", "memory", "-D", "maxid1=1001", "-r", "-D", "addlink=50")
+	if code != 2 || !strings.Contains(stderr, "must add to 100 within 0.00001") {
+		t.Errorf("a mix adding to 144.6: exit %d, want 2 naming the tolerance\n%s\n%s", code, out, stderr)
+	}
+}

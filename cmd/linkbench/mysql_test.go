@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -399,5 +401,109 @@ func TestMySQLLockedTables(t *testing.T) {
 	}
 	if code, out, stderr := runCLI(t, append(base, "-verify")...); code != 0 || !strings.Contains(out, "counts OK") {
 		t.Errorf("-verify after the stall: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// lockedGraph loads a small graph under a fresh prefix and returns the
+// CLI's base arguments, the database's quoted name and a connection of
+// another session (closed by the test's cleanup).
+func lockedGraph(t *testing.T, name string) (base []string, db string, conn *sql.Conn) {
+	t.Helper()
+	dsn := testDSN(t)
+	prefix := uniquePrefix(name)
+	dropAfter(t, dsn, prefix, 1)
+	base = []string{"-store", "mysql", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=1"}
+	if code, out, stderr := runCLI(t, append(base, "-create-schema", "-l")...); code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	ctx := context.Background()
+	s, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: dsn, DBPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	conn, err = s.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return base, "`" + prefix + "0`", conn
+}
+
+// TestMySQLTimedOutStatementsKilled: with row locks held by another
+// session, every call that reaches its request_timeout is killed on the
+// server: when the tool exits no statement of it is left waiting (they
+// used to pile up until max_connections, and to be applied once the lock
+// went).
+func TestMySQLTimedOutStatementsKilled(t *testing.T) {
+	base, db, conn := lockedGraph(t, "killed")
+	ctx := context.Background()
+	for _, q := range []string{"BEGIN",
+		"SELECT COUNT(*) FROM (SELECT * FROM " + db + ".counttable FOR UPDATE) x",
+		"SELECT COUNT(*) FROM (SELECT * FROM " + db + ".nodetable FOR UPDATE) x"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	code, out, stderr := runCLI(t, append(base, "-r", "-D", "requesters=16", "-D", "maxtime=3", "-D", "grace_time=1",
+		"-D", "request_timeout=0.3")...)
+	if code != 0 {
+		t.Fatalf("request: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !regexp.MustCompile(`abandoned = [1-9]`).MatchString(out) {
+		t.Fatalf("no call was abandoned behind the locks:\n%s", out)
+	}
+	var left int
+	name := strings.Trim(db, "`")
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE (DB = ? OR INFO LIKE ?) "+
+		"AND COMMAND <> 'Sleep' AND ID <> CONNECTION_ID()", name, "%"+name+"%").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("%d statements of the tool still run on the server after it exited", left)
+	}
+}
+
+// TestMySQLLockTablesBound: LOCK TABLES ... WRITE held by another session
+// stalls the request phase before its first request (the check that the
+// graph is loaded waits for the node table): the tool still ends within
+// maxtime + grace_time + 2 s, says why, and sends no request (it used to
+// wait for the lock, then run its full maxtime and say COMPLETED).
+func TestMySQLLockTablesBound(t *testing.T) {
+	base, db, conn := lockedGraph(t, "locktables")
+	ctx := context.Background()
+	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+db+".counttable WRITE, "+db+".nodetable WRITE"); err != nil {
+		t.Fatal(err)
+	}
+	// Unlocked after 15 s at the latest, so that a tool that waits for
+	// the lock fails the test rather than hanging it.
+	var once sync.Once
+	unlock := func() { once.Do(func() { _, _ = conn.ExecContext(ctx, "UNLOCK TABLES") }) }
+	timer := time.AfterFunc(15*time.Second, unlock)
+	start := time.Now()
+	code, out, stderr := runCLI(t, append(base, "-r", "-D", "maxtime=2", "-D", "grace_time=1")...)
+	took := time.Since(start)
+	timer.Stop()
+	unlock()
+	if took > 5*time.Second {
+		t.Errorf("the tool took %v with locked tables, maxtime 2 s and grace 1 s", took)
+	}
+	if code == 0 || strings.Contains(out, "COMPLETED") || !strings.Contains(stderr, "node table is locked") {
+		t.Errorf("exit %d: want a failure naming the stall\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestMySQLCreateSchemaRequest: -create-schema -r on a fresh database is
+// refused (the tables it would create are empty) with a message that
+// asks for -l, not for the -create-schema it was given.
+func TestMySQLCreateSchemaRequest(t *testing.T) {
+	dsn := testDSN(t)
+	prefix := uniquePrefix("csr")
+	dropAfter(t, dsn, prefix, 1)
+	code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "dbprefix="+prefix, "-D", "maxid1=1001", "-create-schema", "-r")
+	if code != 2 || !strings.Contains(stderr, "add -l") || strings.Contains(stderr, "create and load it first with -create-schema") {
+		t.Errorf("-create-schema -r on a fresh database: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

@@ -265,3 +265,54 @@ func TestPostgresBadInput(t *testing.T) {
 		{"-l without tables", pg(missing, "-l"), []string{"-l", "-create-schema"}, nil},
 	})
 }
+
+// TestPostgresConnections: a request phase that needs more connections
+// than the PostgreSQL server accepts is refused before it starts, with
+// both numbers (it used to retry, then fail with "sorry, too many clients
+// already"); during a run the server holds one backend per requester and
+// none more (the store's idle sessions are closed before the phase).
+func TestPostgresConnections(t *testing.T) {
+	dsn := testPGDSN(t)
+	prefix := uniquePrefix("pgconns")
+	dropPGAfter(t, dsn, prefix, 1)
+	base := []string{"-store", "postgres", "-dsn", dsn, "-D", "dbprefix=" + prefix, "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0"}
+	if code, out, stderr := runCLI(t, append(base, "-create-schema", "-l")...); code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	ctx := context.Background()
+	probe, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close(ctx)
+	var limit int64
+	if err := probe.QueryRow(ctx, "SELECT current_setting('max_connections')::int8").Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, append(base, "-r", "-D", fmt.Sprintf("requesters=%d", limit+10), "-D", "maxtime=2")...)
+	if code != 2 || !strings.Contains(stderr, "requesters") || !strings.Contains(stderr, "max_connections - superuser_reserved_connections = ") ||
+		strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("requesters = max_connections + 10: exit %d, want 2 and one line naming requesters and the limit\n%s\n%s", code, out, stderr)
+	}
+
+	const requesters = 4
+	done := make(chan [3]string, 1)
+	go func() {
+		code, out, stderr := runCLI(t, append(base, "-r", "-D", fmt.Sprintf("requesters=%d", requesters), "-D", "maxtime=3")...)
+		done <- [3]string{fmt.Sprint(code), out, stderr}
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	var backends int64
+	if err := probe.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "+
+		"AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name NOT LIKE 'lbtest%'").Scan(&backends); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r[0] != "0" {
+		t.Fatalf("request: exit %s\n%s\n%s", r[0], r[1], r[2])
+	}
+	if backends != requesters {
+		t.Errorf("%d backends during a run of %d requesters, want one per requester", backends, requesters)
+	}
+}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store/memstore"
-	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
 // preflight runs the checks that need the store, after it is open and
@@ -30,8 +29,13 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 			return err
 		}
 	}
-	if st.mysql != nil {
-		if err := checkConnections(ctx, o, cfg, st.mysql); err != nil {
+	switch {
+	case st.mysql != nil:
+		if err := checkConnections(ctx, o, cfg, st.mysql, mysqlServer); err != nil {
+			return err
+		}
+	case st.pg != nil:
+		if err := checkConnections(ctx, o, cfg, st.pg, pgServer); err != nil {
 			return err
 		}
 	}
@@ -39,7 +43,22 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 		// A request phase on a graph that was never loaded measures misses.
 		// (A load with generate_nodes = false adds no nodes: the request
 		// phase after it needs them already, as Request will check.)
-		if err := linkbench.CheckLoaded(ctx, *cfg, st.Store); err != nil {
+		// The check waits for the node table: a lock another session
+		// holds would stall it, so it gets the request phase's own time
+		// bound (warm-up + maxtime + grace_time), not more.
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if bound := cfg.WarmupTime + cfg.MaxTime + cfg.GraceTime; bound > 0 && bound < linkbench.NoTimeLimit/2 && cfg.MaxTime < linkbench.NoTimeLimit {
+			cctx, cancel = context.WithTimeout(ctx, bound)
+		}
+		err := linkbench.CheckLoaded(cctx, *cfg, st.Store)
+		timedOut := ctx.Err() == nil && cctx.Err() != nil
+		cancel()
+		if timedOut {
+			return fmt.Errorf("-r: the check that the graph is loaded did not finish within the request phase's time "+
+				"(warm-up + maxtime + grace_time = %v): the server is stalled or the node table is locked; no request was sent: %w",
+				cfg.WarmupTime+cfg.MaxTime+cfg.GraceTime, err)
+		}
+		if err != nil {
 			switch {
 			case errors.Is(err, linkbench.ErrEmptyStore) && o.load:
 				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
@@ -48,6 +67,9 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 			case missingSchema(err) && o.createSchema:
 				return usageError{fmt.Errorf("-r: %w: -create-schema would create the tables empty; load the graph with -l too", err)}
 			case missingSchema(err):
+				if o.createSchema {
+					return usageError{fmt.Errorf("-r: %w: -create-schema would create empty tables: add -l (-create-schema -l -r) to load the graph into them", err)}
+				}
 				return usageError{fmt.Errorf("-r: %w: the database has no LinkBench tables; create and load it first with -create-schema -l", err)}
 			}
 			return err
@@ -144,10 +166,30 @@ func machineMemory() (int64, string) {
 	return total, src
 }
 
+// connectionLimiter is a SQL store that tells its server's connection
+// limit and the connections open on it.
+type connectionLimiter interface {
+	ConnectionLimit(ctx context.Context) (limit, connected int64, err error)
+}
+
+// serverKind is what checkConnections says of a server: its name, the
+// connections a session holds, and what its limit is.
+type serverKind struct {
+	name      string
+	perWorker int64
+	limit     string
+}
+
+var (
+	mysqlServer = serverKind{"MySQL", 2, "max_connections"}
+	pgServer    = serverKind{"PostgreSQL", 1, "max_connections - superuser_reserved_connections"}
+)
+
 // checkConnections refuses phases whose sessions do not fit in the
-// connections the MySQL server still accepts: each loader (and the node
-// loader) or requester opens a session of two connections per database.
-func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s *mysqlstore.Store) error {
+// connections the server still accepts: each loader (and the node loader)
+// or requester opens a session per database, of two connections on
+// MySQL, one on PostgreSQL.
+func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s connectionLimiter, k serverKind) error {
 	type phase struct {
 		on      bool
 		key     string
@@ -167,11 +209,11 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 	}
 	limit, connected, err := s.ConnectionLimit(ctx)
 	if err != nil {
-		return fmt.Errorf("mysql store: %w", err)
+		return fmt.Errorf("%s store: %w", strings.ToLower(k.name), err)
 	}
 	free := limit - connected
 	for _, p := range phases {
-		need := int64(p.workers) * int64(cfg.DBCount) * 2
+		need := int64(p.workers) * int64(cfg.DBCount) * k.perWorker
 		if !p.on || need <= free {
 			continue
 		}
@@ -180,9 +222,9 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 			value = cfg.Requesters
 		}
 		return located(cfg, p.key, value, fmt.Sprintf(
-			"the %s needs %d connections to the MySQL server (2 per worker and database: %d workers, %d databases), "+
-				"and it accepts %d more (max_connections = %d, %d connected): lower %s, or raise the server's max_connections",
-			p.what, need, p.workers, cfg.DBCount, max(free, 0), limit, connected, p.key))
+			"the %s needs %d connections to the %s server (%d per worker and database: %d workers, %d databases), "+
+				"and it accepts %d more (%s = %d, %d connected): lower %s, or raise the server's max_connections",
+			p.what, need, k.name, k.perWorker, p.workers, cfg.DBCount, max(free, 0), k.limit, limit, connected, p.key))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -39,6 +40,7 @@ type conn struct {
 	nc   net.Conn    // its network connection (cancellation); nil for a custom dialer
 	kind connKind
 	gen  uint64 // the view's DDL generation the statements were prepared under
+	id   uint64 // the server's id of the connection (CONNECTION_ID()), for KILL; 0 if unknown
 
 	stmts [numStmts]driver.Stmt
 	args  []driver.Value
@@ -181,7 +183,33 @@ func (c *shared) connect(ctx context.Context, k connKind) (*conn, error) {
 			return nil, fmt.Errorf("%s: %w", q, err)
 		}
 	}
+	if cn.id, err = cn.connectionID(ctx); err != nil {
+		cn.close()
+		return nil, fmt.Errorf("SELECT CONNECTION_ID(): %w", err)
+	}
 	return cn, nil
+}
+
+// connectionID asks the server for the connection's id, which a statement
+// abandoned on it is killed by (see shared.kill).
+func (cn *conn) connectionID(ctx context.Context) (uint64, error) {
+	rows, err := cn.queryText(ctx, "SELECT CONNECTION_ID()")
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if _, err := cn.next(rows, 1); err != nil {
+		return 0, err
+	}
+	switch v := cn.dest[0].(type) {
+	case int64:
+		return uint64(v), nil
+	case uint64:
+		return v, nil
+	case []byte:
+		return strconv.ParseUint(string(v), 10, 64)
+	}
+	return 0, fmt.Errorf("unexpected type %T", cn.dest[0])
 }
 
 // valid reports whether the connection can take another statement.

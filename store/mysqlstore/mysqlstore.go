@@ -424,6 +424,8 @@ type shared struct {
 
 	mu    sync.Mutex
 	views map[string]*Store
+
+	killer killer // kills the statements of abandoned calls (see kill)
 }
 
 // Open connects to the server described by o, checks the connection
@@ -675,6 +677,7 @@ func (s *Store) Close() error {
 	for _, v := range views {
 		v.closePool()
 	}
+	c.closeKiller()
 	return c.db.Close()
 }
 

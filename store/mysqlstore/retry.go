@@ -103,6 +103,8 @@ func (o op) String() string {
 // "transient.<Op>" (of those, the ones returned as *store.TransientError),
 // "add_to_upd" (AddLink found the link and updated it), "upd_to_add"
 // (UpdateLink or a retried AddLink found no link and inserted it),
+// "killed" (connections killed because a statement on them was abandoned:
+// its context ended while the server ran it),
 // "errors.<n>" (statements that failed with MySQL error number n, e.g.
 // errors.1213 for deadlocks; injected errors included) and "errors.conn"
 // (statements that failed on a lost or refused connection).
@@ -119,6 +121,7 @@ type counters struct {
 	transient  [numOps]atomic.Int64
 	addToUpd   atomic.Int64
 	updToAdd   atomic.Int64
+	killed     atomic.Int64 // connections of abandoned statements killed
 
 	mu   sync.Mutex
 	errs map[string]int64 // error number or "conn" -> statements failed
@@ -148,6 +151,7 @@ func (s *Store) Counters() []Counter {
 	}
 	add("add_to_upd", c.addToUpd.Load())
 	add("upd_to_add", c.updToAdd.Load())
+	add("killed", c.killed.Load())
 	c.mu.Lock()
 	for k, v := range c.errs {
 		add("errors."+k, v)
@@ -244,7 +248,10 @@ func (r *retrier) fail(ctx context.Context, err error, idempotent bool) error {
 		if errors.Is(err, cerr) {
 			return s.c.red.err(fmt.Errorf("mysqlstore: %s: %w", r.o, err))
 		}
-		return s.c.red.err(fmt.Errorf("mysqlstore: %s: %w: %w", r.o, cerr, err))
+		// A server's error (e.g. 1040, too many connections) keeps its
+		// class: the call failed, it was not merely cut short.
+		_, key := classify(err)
+		return classed(s.c.red.err(fmt.Errorf("mysqlstore: %s: %w: %w", r.o, cerr, err)), key)
 	}
 	class, key := classify(err)
 	if key != "" {
@@ -253,7 +260,7 @@ func (r *retrier) fail(ctx context.Context, err error, idempotent bool) error {
 	switch {
 	case class == classFatal:
 		c.failures[r.o].Add(1)
-		return s.c.red.err(fmt.Errorf("mysqlstore: %s: %w", r.o, err))
+		return classed(s.c.red.err(fmt.Errorf("mysqlstore: %s: %w", r.o, err)), key)
 	case class == classConn && !idempotent && !unsent(err):
 		c.failures[r.o].Add(1)
 		c.transient[r.o].Add(1)
@@ -336,4 +343,27 @@ func InjectEvery(n int64, prefix string, number uint16) func(label string) error
 		}
 		return &mysql.MySQLError{Number: number, Message: "injected by mysqlstore.InjectEvery at " + label}
 	}
+}
+
+// classedError is a failed call's error with the class the benchmark's
+// report counts it under (its ErrorClass method): "mysql <number>" for a
+// server error, e.g. "mysql 1040" for too many connections.
+type classedError struct {
+	error
+	class string
+}
+
+// ErrorClass returns the error's class for the benchmark's report.
+func (e *classedError) ErrorClass() string { return e.class }
+
+// Unwrap returns the error.
+func (e *classedError) Unwrap() error { return e.error }
+
+// classed wraps err with the class of MySQL error number key ("" or
+// "conn": err as it is).
+func classed(err error, key string) error {
+	if key == "" || key == "conn" {
+		return err
+	}
+	return &classedError{error: err, class: "mysql " + key}
 }

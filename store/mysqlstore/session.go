@@ -85,6 +85,9 @@ func (ss *Session) Close() error {
 	ss.wmu.Unlock()
 	for _, c := range []*conn{rd, wr} {
 		if c != nil {
+			if !c.valid() {
+				ss.v.c.kill(c.id) // see drop
+			}
 			if fired {
 				// Interrupted while idle (the worker's context ended):
 				// let the driver say goodbye instead of failing its write.
@@ -209,6 +212,13 @@ func (ss *Session) drop(k connKind) {
 	*p = nil
 	ss.wmu.Unlock()
 	if c != nil {
+		if !c.valid() {
+			// Broken in the middle of a statement (interrupted by the
+			// context watch, or the network): the server may still be
+			// running it, waiting for a lock, and would apply it later
+			// while holding a connection slot. Kill it.
+			ss.v.c.kill(c.id)
+		}
 		c.close()
 	}
 }

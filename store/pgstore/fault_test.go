@@ -542,3 +542,65 @@ func TestCancelMidCall(t *testing.T) {
 	}
 	checkCountsClean(t, s)
 }
+
+// TestAbandonedStatementCancelled: an autocommit node update whose context
+// ends while it waits for a row lock held by another session is cancelled
+// on the server: when the lock goes, the update is not applied and the
+// backend is gone. Without the cancel request the backend keeps waiting
+// (it does not notice its client left) and applies the update later.
+func TestAbandonedStatementCancelled(t *testing.T) {
+	s := newTestStore(t, nil)
+	admin := adminConn(t)
+	ctx := context.Background()
+	n := store.Node{ID: 7, Type: store.DefaultNodeType, Version: 1, Time: 1, Data: []byte("before")}
+	if err := s.AddBulkNodes(ctx, []store.Node{n}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tx, err := admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM "+s.q.node+" WHERE id = 7 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	up := n
+	up.Version, up.Data = 2, []byte("after")
+	_, err = sess.UpdateNode(short, up)
+	cancel()
+	if err == nil {
+		t.Fatal("UpdateNode behind a row lock returned no error with a 300 ms context")
+	}
+	if got := counter(s, "cancelled"); got < 1 {
+		t.Errorf("cancelled counter %d, want >= 1", got)
+	}
+	time.Sleep(200 * time.Millisecond)
+	// No backend is left waiting for the lock (a second connection of
+	// the admin's would be needed to ask while tx holds it).
+	probe := adminConn(t)
+	var waiting int
+	if err := probe.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "+
+		"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()").Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting != 0 {
+		t.Errorf("%d backends still wait for the lock after their call was abandoned", waiting)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // a statement still waiting would run now
+	got, found, err := s.GetNode(ctx, store.DefaultNodeType, 7)
+	if err != nil || !found {
+		t.Fatalf("GetNode: %v, found %v", err, found)
+	}
+	if string(got.Data) != "before" || got.Version != 1 {
+		t.Fatalf("the abandoned UpdateNode was applied after its context ended: version %d data %q", got.Version, got.Data)
+	}
+}

@@ -74,7 +74,8 @@ func (o op) String() string {
 // (UpdateLink or a retried AddLink found no link and inserted it),
 // "bulk_upserts" (bulk calls that went through the upsert path: a retry or
 // a duplicate key), "reconnects" (connections found lost, which the next
-// call replaces),
+// call replaces), "cancelled" (cancel requests sent for statements
+// abandoned while the server ran them: their context ended),
 // "errors.<SQLSTATE>" (round trips that failed with that SQLSTATE, e.g.
 // errors.40001 for serialization failures and errors.40P01 for
 // deadlocks; injected errors included; a duplicate key on AddLink's insert
@@ -95,6 +96,7 @@ type counters struct {
 	updToAdd    atomic.Int64
 	bulkUpserts atomic.Int64
 	reconnects  atomic.Int64
+	cancelled   atomic.Int64 // cancel requests sent for abandoned statements
 
 	mu   sync.Mutex
 	errs map[string]int64 // SQLSTATE or "conn" -> round trips failed
@@ -126,6 +128,7 @@ func (s *Store) Counters() []Counter {
 	add("upd_to_add", c.updToAdd.Load())
 	add("bulk_upserts", c.bulkUpserts.Load())
 	add("reconnects", c.reconnects.Load())
+	add("cancelled", c.cancelled.Load())
 	c.mu.Lock()
 	for k, v := range c.errs {
 		add("errors."+k, v)
@@ -224,7 +227,10 @@ func (r *retrier) fail(ctx context.Context, err error, idempotent bool) error {
 		if errors.Is(err, cerr) {
 			return s.c.red.err(fmt.Errorf("pgstore: %s: %w", r.o, err))
 		}
-		return s.c.red.err(fmt.Errorf("pgstore: %s: %w: %w", r.o, cerr, err))
+		// A server's error keeps its class: the call failed, it was not
+		// merely cut short.
+		_, key := classify(err)
+		return classed(s.c.red.err(fmt.Errorf("pgstore: %s: %w: %w", r.o, cerr, err)), key)
 	}
 	class, key := classify(err)
 	if key != "" {
@@ -233,7 +239,7 @@ func (r *retrier) fail(ctx context.Context, err error, idempotent bool) error {
 	switch {
 	case class == classFatal:
 		c.failures[r.o].Add(1)
-		return s.c.red.err(fmt.Errorf("pgstore: %s: %w", r.o, err))
+		return classed(s.c.red.err(fmt.Errorf("pgstore: %s: %w", r.o, err)), key)
 	case class == classConn && !idempotent && !unsent(err):
 		c.failures[r.o].Add(1)
 		c.transient[r.o].Add(1)
@@ -299,4 +305,27 @@ func (s *Store) inject(o op, step string) error {
 		return f(o.String() + ":" + step)
 	}
 	return nil
+}
+
+// classedError is a failed call's error with the class the benchmark's
+// report counts it under (its ErrorClass method): "sqlstate <code>" for a
+// server error, e.g. "sqlstate 53300" for too many clients.
+type classedError struct {
+	error
+	class string
+}
+
+// ErrorClass returns the error's class for the benchmark's report.
+func (e *classedError) ErrorClass() string { return e.class }
+
+// Unwrap returns the error.
+func (e *classedError) Unwrap() error { return e.error }
+
+// classed wraps err with the class of SQLSTATE key ("" or "conn": err as
+// it is).
+func classed(err error, key string) error {
+	if key == "" || key == "conn" {
+		return err
+	}
+	return &classedError{error: err, class: "sqlstate " + key}
 }

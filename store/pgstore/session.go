@@ -209,20 +209,45 @@ func (ss *Session) after(c *conn, err error) {
 	if err == nil {
 		return
 	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Interrupted by the context watch in the middle of an exchange:
+		// the protocol state is unknown. The server may still be running
+		// the statement (waiting for a lock: a backend notices its
+		// client's departure only when it next talks to it), and would
+		// apply it later while holding a connection slot: cancel it (a
+		// cancel request, on a connection of its own that takes no
+		// slot), so that the backend aborts its transaction and, finding
+		// its client gone, exits.
+		ss.cancel(c)
+		ss.drop()
+		if c.pg.IsClosed() {
+			ss.v.c.ctr.reconnects.Add(1)
+		}
+		return
+	}
 	if c.pg.IsClosed() {
 		ss.drop()
 		ss.v.c.ctr.reconnects.Add(1) // the next call connects again
 		return
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		// Interrupted by the context watch in the middle of an exchange:
-		// the protocol state is unknown.
-		ss.drop()
-		return
-	}
 	if c.txOpen() {
 		ss.rollback(c)
 	}
+}
+
+// cancel sends the server a cancel request for the statement running on
+// c's backend, and waits for it to be sent: pgconn sends one too when it
+// closes a broken connection, but from a goroutine of its own, which a
+// tool that exits right after the phase does not wait for.
+func (ss *Session) cancel(c *conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), ss.v.c.opts.ConnectTimeout)
+	defer cancel()
+	if err := c.pg.CancelRequest(ctx); err != nil {
+		ss.v.c.log.Debug("pgstore: cancel request of an abandoned statement failed", "pid", c.pg.PID(),
+			"err", ss.v.c.red.str(err.Error()))
+		return
+	}
+	ss.v.c.ctr.cancelled.Add(1)
 }
 
 // rollback ends the open or failed transaction of c (MD's
