@@ -72,7 +72,9 @@ func TestTimeBoundWithHangingStore(t *testing.T) {
 	if gn.Latency.Max < float64(cfg.GraceTime/time.Microsecond) {
 		t.Errorf("GET_NODE max %v us, want the abandoned calls' age (>= %v)", gn.Latency.Max, cfg.GraceTime)
 	}
-	if q.Overrun < cfg.GraceTime || q.Overrun > cfg.GraceTime+5*time.Second {
+	// The phase's own clock starts a little after the bound's (seen:
+	// 497.8 ms for a 500 ms grace on a loaded machine).
+	if q.Overrun < cfg.GraceTime-100*time.Millisecond || q.Overrun > cfg.GraceTime+5*time.Second {
 		t.Errorf("overrun %v, want about grace_time %v", q.Overrun, cfg.GraceTime)
 	}
 }

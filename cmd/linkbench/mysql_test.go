@@ -308,7 +308,7 @@ func TestMySQLBadInput(t *testing.T) {
 	p5, none5 := fresh("bad_ld")
 	cases := []badCase{
 		{"-r on fresh tables", my(p1, "-r"), []string{"-r", "-l", "allow_empty_store"}, empty1},
-		{"-r on a database -create-schema would create", my(p6, "-create-schema", "-r"), []string{"-r", "-create-schema would create", "-l too"}, none6},
+		{"-r on a database -create-schema would create", my(p6, "-create-schema", "-r"), []string{"-r", "-create-schema would create", "-create-schema -l -r"}, none6},
 		{"-verify without tables", my(p7, "-verify"), []string{"-verify", "-create-schema -l"}, none7},
 		{"-r without tables", my(p2, "-r"), []string{"-r", "-create-schema"}, none2},
 		{"-l without tables", my(p3, "-l"), []string{"-l", "-create-schema"}, none3},

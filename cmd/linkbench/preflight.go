@@ -64,8 +64,6 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
 			case errors.Is(err, linkbench.ErrEmptyStore):
 				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
-			case missingSchema(err) && o.createSchema:
-				return usageError{fmt.Errorf("-r: %w: -create-schema would create the tables empty; load the graph with -l too", err)}
 			case missingSchema(err):
 				if o.createSchema {
 					return usageError{fmt.Errorf("-r: %w: -create-schema would create empty tables: add -l (-create-schema -l -r) to load the graph into them", err)}
