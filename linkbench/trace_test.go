@@ -104,7 +104,8 @@ t3 updateNode id=3 len=2
 }
 
 // capped is a store with the optional capabilities of caps only, from
-// memstore (which has all but Sessions) plus a Session of its own.
+// memstore (which has all but Sessions) plus a Session of its own. Its
+// views of other databases are memstore's own (an identity Wrap).
 type capped struct {
 	store.Forward
 	caps store.Capability
@@ -113,9 +114,11 @@ type capped struct {
 
 func (c *capped) Capabilities() store.Capability { return c.caps }
 
+func identity(s store.Store) store.Store { return s }
+
 // Session opens a session that counts its Close.
 func (c *capped) Session(ctx context.Context) (store.Session, error) {
-	c.last = &cappedSession{Forward: store.Forward{Inner: c.Inner}}
+	c.last = &cappedSession{Forward: store.Forward{Inner: c.Inner, Wrap: identity}}
 	return c.last, nil
 }
 
@@ -132,7 +135,7 @@ func (s *cappedSession) Close() error { s.closed++; return nil }
 func TestTracerKeepsCapabilities(t *testing.T) {
 	all := store.CapBulkLinks | store.CapBulkNodes | store.CapDatabases | store.CapChecker | store.CapSessions
 	for caps := range all + 1 {
-		inner := &capped{Forward: store.Forward{Inner: memstore.New()}, caps: caps}
+		inner := &capped{Forward: store.Forward{Inner: memstore.New(), Wrap: identity}, caps: caps}
 		if got := store.Capabilities(NewTracer(io.Discard).Wrap(inner)); got != caps {
 			t.Errorf("Wrap of a store with capabilities %v has %v", caps, got)
 		}
@@ -140,7 +143,7 @@ func TestTracerKeepsCapabilities(t *testing.T) {
 	var buf bytes.Buffer
 	tr := NewTracer(&buf)
 	m := memstore.New()
-	inner := &capped{Forward: store.Forward{Inner: m}, caps: all}
+	inner := &capped{Forward: store.Forward{Inner: m, Wrap: identity}, caps: all}
 	traced := tr.Wrap(inner)
 	dbs, ok := store.AsDatabases(traced)
 	if !ok {

@@ -19,7 +19,7 @@ import (
 
 // Random stream indices: every random source of a run is
 // rand.New(seed, stream, ...), so that each is independent of the others
-// and of scheduling (DESIGN.md, "Default mode").
+// and of scheduling.
 const (
 	streamLinkChunk uint64 = iota + 1 // (db<<40 | chunk): link generation of one chunk
 	streamNodes                       // (db): node generation

@@ -36,7 +36,7 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
 
-// Default histogram settings (DESIGN.md "Stats"): up to 1 h, 3 significant
+// Default histogram settings: up to 1 h, 3 significant
 // digits, nanosecond resolution.
 const (
 	DefaultHighestUs = 3_600_000_000 // 1 hour, in microseconds

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -97,6 +98,9 @@ func (o OpReport) Count() int64 { return o.Successes + o.Misses + o.Errors + o.A
 func (o OpReport) Quantile(q float64) time.Duration {
 	if o.Latency.Count == 0 {
 		return 0
+	}
+	if math.IsNaN(q) {
+		q = 0
 	}
 	q = min(max(q, 0), 1)
 	if o.lat != nil {

@@ -225,7 +225,8 @@ func (r *Report) Goodput() float64 {
 }
 
 // Quantile returns the latency of op at quantile q (0..1), 0 when op has
-// no values (see OpReport.Quantile).
+// no values (see OpReport.Quantile). q below 0 (and NaN) reads as 0, the
+// minimum; q above 1 as 1, the maximum.
 func (r *Report) Quantile(op Op, q float64) time.Duration {
 	o, ok := r.Op(op)
 	if !ok {
@@ -258,7 +259,7 @@ func (r *Report) statusField() string {
 }
 
 // SummaryLine returns the compact one-line summary benchmarkers compare
-// (DESIGN.md "Stats"); rates are Math.round(count / seconds), 0 when Elapsed
+// (phase, rates, p99s); rates are Math.round(count / seconds), 0 when Elapsed
 // is 0; seconds are Elapsed with one decimal.
 //
 // Load:    "SUMMARY load ips=<(nodes+links+counts)/s> nodes/s=<n> links/s=<n> counts/s=<n> seconds=<s.s>"

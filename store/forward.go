@@ -139,7 +139,8 @@ func OpenSession(ctx context.Context, s Store) (Session, error) {
 	if ss, ok := AsSessions(s); ok {
 		return ss.Session(ctx)
 	}
-	return sharedSession{Forward{Inner: s}}, nil
+	// The session is the store itself: its views need no wrapping.
+	return sharedSession{Forward{Inner: s, Wrap: Identity}}, nil
 }
 
 // sharedSession is the session of a store without Sessions: the store
@@ -161,15 +162,30 @@ func (sharedSession) Close() error { return nil }
 type Forward struct {
 	// Inner is the wrapped store.
 	Inner Store
-	// Wrap, when not nil, wraps the stores that Inner hands out: the
-	// per-database views of Database and the sessions of Session, so that
-	// a wrapper sees their calls too. It is typically the function that
-	// built the wrapper.
+	// Wrap wraps the stores that Inner hands out: the per-database views
+	// of Database and the sessions of Session, so that a wrapper sees
+	// their calls too. It is typically the function that built the
+	// wrapper. When it is nil the Forward does not offer those two
+	// capabilities (a view or session of Inner would bypass the wrapper):
+	// the drivers then call the wrapper itself from every worker, and a
+	// run with dbcount > 1 is refused.
 	Wrap func(Store) Store
 }
 
-// Capabilities returns the capabilities of Inner.
-func (f Forward) Capabilities() Capability { return Capabilities(f.Inner) }
+// Identity returns s: the Wrap of a Forward whose per-database views and
+// sessions need no wrapper of their own (a test double, or a store that
+// is its own session).
+func Identity(s Store) Store { return s }
+
+// Capabilities returns the capabilities of Inner, without CapDatabases
+// and CapSessions when Wrap is nil.
+func (f Forward) Capabilities() Capability {
+	c := Capabilities(f.Inner)
+	if f.Wrap == nil {
+		c &^= CapDatabases | CapSessions
+	}
+	return c
+}
 
 func (f Forward) wrap(s Store) Store {
 	if f.Wrap == nil {
@@ -270,6 +286,9 @@ func (f Forward) AddBulkNodes(ctx context.Context, nodes []Node) error {
 // Database returns Inner's view of the database name, passed through Wrap.
 func (f Forward) Database(ctx context.Context, name string) (Store, error) {
 	d, ok := AsDatabases(f.Inner)
+	if ok && f.Wrap == nil {
+		return nil, fmt.Errorf("store: Forward around %T has no Wrap, so a view of database %q would bypass the wrapper: set Forward.Wrap: %w", f.Inner, name, errors.ErrUnsupported)
+	}
 	if !ok {
 		return nil, unsupported(f.Inner, "Database")
 	}
@@ -305,12 +324,12 @@ func (f Forward) Session(ctx context.Context) (Session, error) {
 	if !ok {
 		return nil, unsupported(f.Inner, "Session")
 	}
+	if f.Wrap == nil {
+		return nil, fmt.Errorf("store: Forward around %T has no Wrap, so its sessions would bypass the wrapper: set Forward.Wrap: %w", f.Inner, errors.ErrUnsupported)
+	}
 	sess, err := ss.Session(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if f.Wrap == nil {
-		return sess, nil
 	}
 	return &wrappedSession{Forward: Forward{Inner: f.Wrap(sess)}, close: sess.Close}, nil
 }

@@ -132,3 +132,20 @@ func TestOpenSession(t *testing.T) {
 		t.Errorf("the session of discard: %v, %v", s, err)
 	}
 }
+
+// TestForwardWithoutWrap: a wrapper that leaves Forward.Wrap nil does not
+// offer per-database views or sessions (they would bypass it): dbcount > 1
+// is then refused instead of losing the wrapper's calls.
+func TestForwardWithoutWrap(t *testing.T) {
+	f := store.Forward{Inner: memstore.New()}
+	if c := store.Capabilities(f); c.Has(store.CapDatabases) || c.Has(store.CapSessions) {
+		t.Errorf("Forward without Wrap has %v", c)
+	}
+	if _, err := f.Database(context.Background(), "linkdb1"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Database without Wrap: %v, want ErrUnsupported", err)
+	}
+	f.Wrap = store.Identity
+	if c := store.Capabilities(f); !c.Has(store.CapDatabases) {
+		t.Errorf("Forward with Wrap has %v", c)
+	}
+}

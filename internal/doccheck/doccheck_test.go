@@ -98,8 +98,9 @@ func TestREADMELibrarySnippet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	for _, args := range [][]string{{"build", "-o", filepath.Join(dir, "readme"+exe()), "."}, {"vet", "."}} {
+	// The README's steps: go mod tidy, then a plain build (no -mod=mod).
+	env := append(os.Environ(), "GOFLAGS=", "GOPROXY=off", "GOWORK=off")
+	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", filepath.Join(dir, "readme"+exe()), "."}, {"vet", "."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -52,7 +52,7 @@ func TestConformanceSessions(t *testing.T) {
 	names := conformanceNames(t)
 	storetest.RunWithOptions(t, func(t *testing.T) store.Store {
 		s := newTestStore(t, nil)
-		ss := &sessionStore{Forward: store.Forward{Inner: s}, s: s}
+		ss := &sessionStore{Forward: store.Forward{Inner: s, Wrap: store.Identity}, s: s}
 		t.Cleanup(ss.closeAll)
 		return ss
 	}, storetest.RunOptions{DatabaseNames: names})
@@ -212,5 +212,5 @@ func (p *sessionStore) Database(ctx context.Context, name string) (store.Store, 
 		return nil, err
 	}
 	vs := v.(*Store)
-	return &sessionStore{Forward: store.Forward{Inner: vs}, s: vs}, nil
+	return &sessionStore{Forward: store.Forward{Inner: vs, Wrap: store.Identity}, s: vs}, nil
 }
