@@ -43,6 +43,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -53,6 +54,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
@@ -100,7 +102,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.config, "config", "", "LinkBench .properties `file` for both tools (default: config/LinkConfigMysql.properties beside the Java launcher; without -java, the shipped workload)")
 	fs.StringVar(&o.linkbench, "linkbench", "", "`path` of the linkbench-go binary (default: built from ./cmd/linkbench)")
 	fs.StringVar(&o.engine, "engine", "innodb", "table engine: innodb or rocksdb (rocksdb: both tools run in READ COMMITTED, as MyRocks runs do)")
-	fs.StringVar(&o.db, "db", "linkdb", "dbprefix: the tools use the database `prefix`0")
+	fs.StringVar(&o.db, "db", "lbpaired", "dbprefix: the tools use the database `prefix`0 (its tables are truncated before each load)")
 	fs.Int64Var(&o.maxid1, "maxid1", 200001, "maxid1 of the graph")
 	fs.IntVar(&o.loaders, "loaders", 2, "loaders")
 	fs.IntVar(&o.requesters, "requesters", 16, "requesters")
@@ -127,8 +129,56 @@ func parse(args []string) (*options, error) {
 	if o.java != "" && o.config == "" {
 		o.config = filepath.Join(filepath.Dir(o.java), "config", "LinkConfigMysql.properties")
 	}
+	// Everything that can be checked is checked before the server is
+	// touched (tables created or truncated).
+	if o.java != "" {
+		if fi, err := os.Stat(o.java); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return nil, usageErr{fmt.Errorf("-java %s: not an executable file", o.java)}
+		}
+	}
+	if o.config != "" {
+		if _, err := os.Stat(o.config); err != nil {
+			return nil, usageErr{fmt.Errorf("-config %s: %v", o.config, errors.Unwrap(err))}
+		}
+	}
+	if o.linkbench != "" {
+		if fi, err := os.Stat(o.linkbench); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return nil, usageErr{fmt.Errorf("-linkbench %s: not an executable file", o.linkbench)}
+		}
+	}
+	cfg := linkbench.DefaultConfig()
+	for _, d := range o.defs {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok {
+			return nil, usageErr{fmt.Errorf("-D %q: want key=value", d)}
+		}
+		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
+			return nil, usageErr{fmt.Errorf("-D %s: %w", d, err)}
+		}
+	}
+	if err := checkIdent(o.db); err != nil {
+		return nil, usageErr{fmt.Errorf("-db %q: %v", o.db, err)}
+	}
 	return o, nil
 }
+
+// checkIdent accepts a database prefix the tools can both use: letters,
+// digits, '_' and '$' (Java LinkBench does not quote database names), at
+// most 63 characters (the database name adds a digit).
+func checkIdent(p string) error {
+	if p == "" || len(p) > 63 {
+		return errors.New("want 1..63 characters")
+	}
+	for _, c := range p {
+		if !(c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return fmt.Errorf("character %q: want letters, digits, _ or $ (Java LinkBench does not quote database names)", c)
+		}
+	}
+	return nil
+}
+
+// quoteIdent quotes a MySQL identifier.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // server is what the tool knows of the database server.
 type server struct {
@@ -242,6 +292,11 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	c0, hasServer := s.cpu()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	// Its own process group, stopped whole on cancellation (SIGINT or
+	// SIGTERM to paired): a launcher script's java child goes too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	var out strings.Builder
 	cmd.Stdout = io.MultiWriter(&out, logw)
 	cmd.Stderr = io.MultiWriter(&out, logw)
@@ -254,7 +309,10 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 		return nil, err
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("%s: %w (its output is in the log)", name, runErr)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: interrupted", name)
+		}
+		return nil, fmt.Errorf("%s: %w: %s (all its output is in the log)", name, runErr, lastLines(out.String(), 3))
 	}
 	m := &measurement{wall: wall, serverCPU: c1 - c0, hasServer: hasServer, status: map[string]int64{}}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -278,6 +336,18 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	return m, nil
 }
 
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	var keep []string
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			keep = append([]string{l}, keep...)
+		}
+	}
+	return strings.Join(keep, " | ")
+}
+
 // tool is one side of the pair.
 type tool struct {
 	name string
@@ -290,7 +360,8 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	s, err := openServer(ctx, o.dsn)
 	if err != nil {
 		return err
@@ -311,12 +382,12 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("building linkbench-go (run from the repository's root, or give -linkbench): %w", err)
 		}
 	}
-	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("paired-%s.log", time.Now().Format("20060102-150405")))
-	logf, err := os.Create(logPath)
+	logf, err := os.CreateTemp("", "paired-"+time.Now().Format("20060102-150405")+"-*.log")
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
+	logPath := logf.Name()
 	fmt.Fprintf(stdout, "paired: tool output in %s\n", logPath)
 
 	// The tables, once, for both tools.
@@ -329,10 +400,11 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	if o.engine == "rocksdb" {
-		restore, err := readCommitted(ctx, s)
+		restore, old, err := readCommitted(ctx, s)
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(stdout, "paired: the server's global isolation is READ COMMITTED for the run (Java LinkBench has no session setting for it); %s is restored at the end, also on SIGINT or SIGTERM\n", old)
 		defer restore()
 	}
 
@@ -352,19 +424,33 @@ func run(args []string, stdout io.Writer) error {
 		}
 		return argv
 	}
+	// The password never goes on a command line (ps shows those): Java
+	// reads it from a private copy of the configuration file, linkbench-go
+	// from MYSQL_PWD.
 	var tools []tool
 	if o.java != "" {
-		javaDefs := []string{"host=" + s.host, "port=" + s.port, "user=" + s.cfg.User, "password=" + s.cfg.Passwd}
+		javaConfig := o.config
+		if s.cfg.Passwd != "" {
+			if javaConfig, err = privateConfig(tmp, o.config, s.cfg.Passwd); err != nil {
+				return err
+			}
+		}
+		javaDefs := []string{"host=" + s.host, "port=" + s.port, "user=" + s.cfg.User}
 		tools = append(tools, tool{name: "java", argv: func(phase string) []string {
-			return withDefs([]string{o.java, "-c", o.config}, javaDefs...)
+			return withDefs([]string{o.java, "-c", javaConfig}, javaDefs...)
 		}})
 	}
-	goBase := []string{lb, "-store", "mysql", "-dsn", o.dsn}
+	goDSN := s.cfg.Clone()
+	goDSN.Passwd = ""
+	goBase := []string{lb, "-store", "mysql", "-dsn", goDSN.FormatDSN()}
 	if o.config != "" {
 		goBase = append(goBase, "-c", o.config)
 	}
 	goBase = append(goBase, strings.Fields(o.goArgs)...)
 	var goEnv []string
+	if s.cfg.Passwd != "" {
+		goEnv = append(goEnv, "MYSQL_PWD="+s.cfg.Passwd)
+	}
 	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
 		// LinkBench resolves the config's relative paths (workload_file,
 		// data_file) under its home: the directory holding config/.
@@ -384,11 +470,8 @@ func run(args []string, stdout io.Writer) error {
 		for _, t := range order {
 			var load *measurement
 			if !o.skipLoad {
-				if _, err := s.db.ExecContext(ctx, "TRUNCATE TABLE "+o.db+"0.linktable"); err != nil {
-					return err
-				}
-				for _, tbl := range []string{"counttable", "nodetable"} {
-					if _, err := s.db.ExecContext(ctx, "TRUNCATE TABLE "+o.db+"0."+tbl); err != nil {
+				for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
+					if _, err := s.db.ExecContext(ctx, "TRUNCATE TABLE "+quoteIdent(o.db+"0")+"."+tbl); err != nil {
 						return err
 					}
 				}
@@ -415,6 +498,36 @@ func run(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// privateConfig writes a copy of the configuration file config with the
+// password appended, readable by this user only, into dir.
+func privateConfig(dir, config, password string) (string, error) {
+	b, err := os.ReadFile(config)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "java-config.properties")
+	b = append(b, "\npassword="+escapeProperty(password)+"\n"...)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// escapeProperty escapes a value for a Java .properties file.
+func escapeProperty(v string) string {
+	var b strings.Builder
+	for i, c := range v {
+		switch {
+		case c == '\\' || c == '#' || c == '!' || c == '=' || c == ':':
+			b.WriteByte('\\')
+		case c == ' ' && i == 0:
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 func engineOf(e string) mysqlstore.Engine {
 	if e == "rocksdb" {
 		return mysqlstore.RocksDB
@@ -430,21 +543,23 @@ func absPath(p string) string {
 }
 
 // readCommitted sets the server's default isolation to READ COMMITTED for
-// the run and returns what restores it.
-func readCommitted(ctx context.Context, s *server) (func(), error) {
+// the run and returns what restores it and the level it restores.
+func readCommitted(ctx context.Context, s *server) (func(), string, error) {
 	var old string
 	if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL.tx_isolation").Scan(&old); err != nil {
 		if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL.transaction_isolation").Scan(&old); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if _, err := s.db.ExecContext(ctx, "SET GLOBAL TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
-		return nil, fmt.Errorf("-engine rocksdb: setting the server's isolation to READ COMMITTED: %w", err)
+		return nil, "", fmt.Errorf("-engine rocksdb: setting the server's isolation to READ COMMITTED: %w", err)
 	}
 	level := strings.ReplaceAll(old, "-", " ")
 	return func() {
-		_, _ = s.db.ExecContext(context.Background(), "SET GLOBAL TRANSACTION ISOLATION LEVEL "+level)
-	}, nil
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = s.db.ExecContext(ctx, "SET GLOBAL TRANSACTION ISOLATION LEVEL "+level)
+	}, old, nil
 }
 
 func redactArgs(argv []string, pw string) string {
@@ -577,7 +692,7 @@ func printPair(w io.Writer, title string, o *options, s *server, res map[string]
 }
 
 func printMedians(w io.Writer, results []map[string][2]*measurement) {
-	fmt.Fprintf(w, "\nmedian over %d pairs%-10s %12s %12s %9s\n", len(results), "", "java", "go", "go/java")
+	fmt.Fprintf(w, "\n%-30s %12s %12s %9s\n", fmt.Sprintf("median over %d pairs", len(results)), "java", "go", "go/java")
 	for _, r := range rows(statusVars) {
 		var js, gs, rs []float64
 		for _, res := range results {

@@ -11,6 +11,8 @@
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
 //	linkbench -keys
+//	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
+//	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -18,9 +20,18 @@
 // (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
 // phase's latency table as CSV; -csvstream writes per-requester interval
 // statistics every displayfreq seconds; -store selects the store (memory,
-// discard, mysql or postgres; default: the linkstore key if it names one,
-// else memory). -keys lists every configuration key (name, default,
+// discard, mysql, postgres, or any other store registered with
+// store.Register: a build of this tool with a file that imports a store's
+// package for its init, import _ "example.com/yourstore", has it; default:
+// the linkstore key if it names one, else memory). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
+//
+// linkbench compare prints the load and query tables of result files (as
+// written by -results), one row per file in the order given, the label
+// last; -baseline adds, after each table, its rows divided by a baseline
+// row (a row number or a label). linkbench plot draws throughput and each
+// operation's p99 over time, and each operation's latency by percentile,
+// of result files overlaid, to a PNG or SVG file (-o).
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
@@ -65,12 +76,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/linkbench-go/linkbench/hostmetrics"
 	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
 )
@@ -130,6 +144,17 @@ type options struct {
 	logFile      string
 	gomaxprocs   int
 	keys         bool
+
+	// Results (issue 9).
+	label       string
+	resultsDir  string
+	steps       int
+	sweep       []int // -D requesters=1,4,16: the request phases' requesters
+	javaPct     bool
+	tableFormat string
+	datadir     string
+	devices     []string
+	serverPID   int
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -150,7 +175,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
-	fs.StringVar(&o.store, "store", "", "store: memory, discard, mysql or postgres (default: the linkstore key, else memory)")
+	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else memory)")
 	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb or rocksdb) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
@@ -160,10 +185,25 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
 	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
+	fs.StringVar(&o.label, "label", "", "name the configuration measured (engine, server settings) in the result files and tables")
+	fs.StringVar(&o.resultsDir, "results", "", "write a JSON result file per phase and per-op HDR interval logs to `dir` (created if missing)")
+	fs.IntVar(&o.steps, "steps", 1, "run `n` request phases of maxtime each on the same data, tagged L1.P<requesters>, L2..., each with its own result")
+	fs.BoolVar(&o.javaPct, "java-percentiles", false, "also print LinkBench's default bucket-range percentiles ([low,high]ms) per op")
+	fs.StringVar(&o.tableFormat, "table", "text", "format of the load and query tables printed at the end: text, csv or markdown")
+	fs.StringVar(&o.datadir, "datadir", "", "host metrics: the database's data `directory` (its block device and size; default: a local MySQL server's @@datadir, a local PostgreSQL's data_directory)")
+	fs.Func("device", "host metrics: a block `device` holding the database, as in /proc/diskstats (repeatable, or comma-separated)", func(v string) error {
+		for _, d := range strings.Split(v, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				o.devices = append(o.devices, strings.TrimPrefix(d, "/dev/"))
+			}
+		}
+		return nil
+	})
+	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -188,6 +228,17 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.keys {
 		return o, nil // -keys lists the keys, whatever else was given
+	}
+	if o.steps < 1 {
+		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases >= 1", o.steps)}
+	}
+	switch o.tableFormat {
+	case "text", "csv", "markdown", "md":
+	default:
+		return nil, usageError{fmt.Errorf("-table %q: want text, csv or markdown", o.tableFormat)}
+	}
+	if o.serverPID < 0 {
+		return nil, usageError{fmt.Errorf("-server-pid %d: want a process id >= 1", o.serverPID)}
 	}
 	if o.gomaxprocs < -1 {
 		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
@@ -226,6 +277,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 // -D), as ParseProperties resolves them, the working directory being the
 // last place where relative paths are looked up.
 func buildConfig(o *options) (linkbench.Config, error) {
+	if err := parseSweep(o); err != nil {
+		return linkbench.Config{}, err
+	}
 	defs := o.defs
 	if o.config == "" {
 		defs = overrides{}
@@ -252,78 +306,47 @@ func buildConfig(o *options) (linkbench.Config, error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	var password, dsn string
-	fail := func(err error) int {
-		// One line, whatever the error says.
-		msg := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(redact(err.Error(), dsn, password))
-		fmt.Fprintln(stderr, "linkbench:", msg)
-		var ue usageError
-		var ce *linkbench.ConfigError
-		if errors.As(err, &ue) || errors.As(err, &ce) || errors.Is(err, linkbench.ErrEmptyStore) {
-			return 2
+	r := &runner{stdout: stdout, stderr: stderr}
+	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
+		var err error
+		if args[0] == "compare" {
+			err = runCompare(args[1:], stdout, stderr)
+		} else {
+			err = runPlot(args[1:], stderr)
 		}
-		return 1
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case err != nil:
+			return r.fail(err)
+		}
+		return 0
 	}
 	o, err := parseArgs(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return fail(err)
+		return r.fail(err)
 	}
 	if o.keys {
 		if err := writeKeys(stdout); err != nil {
-			return fail(err)
+			return r.fail(err)
 		}
 		return 0
 	}
-	dsn = o.dsn
+	r.o, r.dsn = o, o.dsn
 	cfg, err := buildConfig(o)
-	password = cfg.Store.Password
+	r.password = cfg.Store.Password
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
 	}
-	level, err := cfg.LogLevel()
-	if err != nil {
-		return fail(&linkbench.ConfigError{Key: "debuglevel", Value: cfg.DebugLevel, Reason: err.Error()})
+	r.cfg = &cfg
+	if err := r.check(); err != nil {
+		return r.fail(err)
 	}
-	name, err := storeName(o, &cfg)
-	if err != nil {
-		return fail(err)
-	}
-	if name != "mysql" && name != "postgres" && (o.dsn != "" || o.createSchema || o.deferIndex) {
-		return fail(usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)})
-	}
-	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
-		return fail(usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)})
-	}
-	if o.verify && name == "discard" {
-		return fail(usageError{errors.New("-verify: the discard store keeps nothing to verify")})
-	}
-	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
-		return fail(usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)})
-	}
-	if cfg.Store.DBID != "" && cfg.DBCount > 1 {
-		return fail(usageError{&linkbench.ConfigError{Key: "dbid", Value: cfg.Store.DBID,
-			Reason: "names one database: it cannot be combined with dbcount > 1 (use dbprefix)"}})
-	}
-	// Check everything before writing anything.
-	if err := linkbench.Check(cfg, o.req); err != nil {
-		return fail(usageError{err})
-	}
-	switch name {
-	case "mysql":
-		if _, err := mysqlOptions(o, &cfg); err != nil {
-			return fail(err)
-		}
-	case "postgres":
-		if _, err := pgOptions(o, &cfg); err != nil {
-			return fail(err)
-		}
-	}
-
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	procsDesc := clientProcs(o.gomaxprocs, name)
+	r.procsDesc = clientProcs(o.gomaxprocs, r.storeName)
 
 	// From here on the run is interrupted by SIGINT and SIGTERM: the phases
 	// stop and their partial reports are printed, marked INTERRUPTED, and
@@ -331,179 +354,469 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	// signal exits at once.
 	ctx, sig, stop := interruptible(ctx, stderr)
 	defer stop()
-	interrupted := func(phase string) (int, bool) {
-		s := sig()
-		if s == nil {
-			return 0, false
-		}
-		if phase == "load" {
-			fmt.Fprintln(stderr, "linkbench: the load was interrupted: the graph may be incomplete or inconsistent; check it with -verify, or load it again into empty tables")
-		}
-		fmt.Fprintf(stderr, "linkbench: interrupted by %v\n", s)
-		return signalStatus(s), true
-	}
+	r.sig = sig
 
-	logOut := stderr
-	if o.logFile != "" {
-		_, statErr := os.Stat(o.logFile)
-		f, err := os.Create(o.logFile)
-		if err != nil {
-			return fail(usageError{fmt.Errorf("-L: %w", err)})
-		}
-		defer func() {
-			f.Close()
-			// A run refused before it starts leaves no log file it created
-			// (the refusal is on standard error).
-			if st, err := os.Stat(o.logFile); code == 2 && errors.Is(statErr, fs.ErrNotExist) && err == nil && st.Size() == 0 {
-				os.Remove(o.logFile)
-			}
-		}()
-		logOut = f
-	}
-	cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: logOut, dsn: dsn, password: password},
-		&slog.HandlerOptions{Level: level}))
-
-	st, err := openStore(ctx, name, o, &cfg)
+	closeLog, err := r.openLog(&code)
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
+	}
+	defer closeLog()
+	st, err := openStore(ctx, r.storeName, o, &cfg)
+	if err != nil {
+		return r.fail(err)
 	}
 	defer st.close()
-	if err := preflight(ctx, o, &cfg, st); err != nil {
-		return fail(err)
+	r.st = st
+	if err := r.prepareStore(ctx); err != nil {
+		return r.fail(err)
+	}
+	closeOut, err := r.openOutputs()
+	defer closeOut()
+	if err != nil {
+		return r.fail(err)
+	}
+	r.setupHost(ctx)
+	defer r.host.close()
+	if code, done := r.runPhases(ctx); done {
+		return code
+	}
+	if code, done := r.writeTables(); done {
+		return code
+	}
+	if o.verify {
+		return r.runVerify(ctx)
+	}
+	return 0
+}
+
+// runner is one invocation of the tool: its options, configuration, store
+// and outputs, shared by the steps of run.
+type runner struct {
+	stdout, stderr io.Writer
+	o              *options
+	cfg            *linkbench.Config
+	dsn, password  string // for redaction
+	storeName      string
+	procsDesc      string
+	sig            func() os.Signal
+	st             *openedStore
+	runStore       store.Store
+	csvStats       *os.File
+	host           *hostSource
+	sampler        *hostmetrics.Sampler
+	files          []results.File // the phases' results, in order
+}
+
+// fail prints err in one line, passwords removed, and returns the exit
+// status: 2 for a usage or configuration error, 1 otherwise.
+func (r *runner) fail(err error) int {
+	msg := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(redact(err.Error(), r.dsn, r.password))
+	fmt.Fprintln(r.stderr, "linkbench:", msg)
+	var ue usageError
+	var ce *linkbench.ConfigError
+	if errors.As(err, &ue) || errors.As(err, &ce) || errors.Is(err, linkbench.ErrEmptyStore) {
+		return 2
+	}
+	return 1
+}
+
+// interrupted reports whether a signal stopped the run, and the exit
+// status then; after a load it warns that the graph may be incomplete.
+func (r *runner) interrupted(phase string) (int, bool) {
+	s := r.sig()
+	if s == nil {
+		return 0, false
+	}
+	if phase == "load" {
+		fmt.Fprintln(r.stderr, "linkbench: the load was interrupted: the graph may be incomplete or inconsistent; check it with -verify, or load it again into empty tables")
+	}
+	fmt.Fprintf(r.stderr, "linkbench: interrupted by %v\n", s)
+	return signalStatus(s), true
+}
+
+// check validates the flags against the configuration and the store,
+// before anything is opened or written.
+func (r *runner) check() error {
+	o, cfg := r.o, r.cfg
+	if _, err := cfg.LogLevel(); err != nil {
+		return &linkbench.ConfigError{Key: "debuglevel", Value: cfg.DebugLevel, Reason: err.Error()}
+	}
+	name, err := storeName(o, cfg)
+	if err != nil {
+		return err
+	}
+	r.storeName = name
+	builtin := isBuiltinStore(name)
+	if name != "mysql" && name != "postgres" && (builtin && o.dsn != "" || o.createSchema || o.deferIndex) {
+		return usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)}
+	}
+	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
+		return usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)}
+	}
+	if o.verify && name == "discard" {
+		return usageError{errors.New("-verify: the discard store keeps nothing to verify")}
+	}
+	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
+		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)}
+	}
+	if (o.steps > 1 || len(o.sweep) > 0) && !o.req {
+		return usageError{errors.New("-steps and -D requesters=a,b,... need the request phase (-r)")}
+	}
+	if cfg.Store.DBID != "" && cfg.DBCount > 1 {
+		return usageError{&linkbench.ConfigError{Key: "dbid", Value: cfg.Store.DBID,
+			Reason: "names one database: it cannot be combined with dbcount > 1 (use dbprefix)"}}
+	}
+	// Check everything before writing anything.
+	if err := linkbench.Check(*cfg, o.req); err != nil {
+		return usageError{err}
+	}
+	switch name {
+	case "mysql":
+		if _, err := mysqlOptions(o, cfg); err != nil {
+			return err
+		}
+	case "postgres":
+		if _, err := pgOptions(o, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openLog sets the configuration's logger: -L's file or standard error,
+// passwords removed. A run refused before it starts (exit status 2) leaves
+// no log file it created.
+func (r *runner) openLog(code *int) (func(), error) {
+	level, _ := r.cfg.LogLevel()
+	logOut := r.stderr
+	closeLog := func() {}
+	if name := r.o.logFile; name != "" {
+		_, statErr := os.Stat(name)
+		f, err := os.Create(name)
+		if err != nil {
+			return closeLog, usageError{fmt.Errorf("-L: %w", err)}
+		}
+		closeLog = func() {
+			f.Close()
+			if st, err := os.Stat(name); *code == 2 && errors.Is(statErr, fs.ErrNotExist) && err == nil && st.Size() == 0 {
+				os.Remove(name)
+			}
+		}
+		logOut = f
+	}
+	r.cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: logOut, dsn: r.dsn, password: r.password},
+		&slog.HandlerOptions{Level: level}))
+	return closeLog, nil
+}
+
+// prepareStore runs the preflight checks, creates the schema if asked, and
+// refuses a load over an existing graph.
+func (r *runner) prepareStore(ctx context.Context) error {
+	o, cfg, st := r.o, r.cfg, r.st
+	if err := preflight(ctx, o, cfg, st); err != nil {
+		return err
 	}
 	if o.createSchema {
-		if err := st.createSchema(ctx, &cfg, o.deferIndex); err != nil {
-			return fail(err)
+		if err := st.createSchema(ctx, cfg, o.deferIndex); err != nil {
+			return err
 		}
 	}
-	if o.load {
-		// LinkBench loads into empty tables: a load over an old graph would
-		// leave its links beside the new counts.
-		if db, full, err := st.hasData(ctx, &cfg); err != nil {
-			if missingSchema(err) {
-				err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
-			}
-			return fail(err)
-		} else if full {
-			return fail(usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)})
-		}
+	if !o.load {
+		return nil
 	}
+	// LinkBench loads into empty tables: a load over an old graph would
+	// leave its links beside the new counts.
+	db, full, err := st.hasData(ctx, cfg)
+	if err != nil {
+		if missingSchema(err) {
+			err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+		}
+		return err
+	}
+	if full {
+		return usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)}
+	}
+	return nil
+}
 
-	var csvStats, csvStream *os.File
-	if o.csvStats != "" {
-		if csvStats, err = os.Create(o.csvStats); err != nil {
-			return fail(usageError{fmt.Errorf("-csvstats: %w", err)})
+// openOutputs opens -csvstats, -csvstream, -cpuprofile and -trace; the
+// function returned closes them (call it even on error).
+func (r *runner) openOutputs() (func(), error) {
+	o, cfg := r.o, r.cfg
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
 		}
-		defer csvStats.Close()
+	}
+	r.runStore = r.st.Store
+	create := func(flagName, path string) (*os.File, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", flagName, err)}
+		}
+		closers = append(closers, func() { f.Close() })
+		return f, nil
+	}
+	if o.resultsDir != "" {
+		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
+			return closeAll, usageError{fmt.Errorf("-results: %w", err)}
+		}
+	}
+	if o.csvStats != "" {
+		f, err := create("-csvstats", o.csvStats)
+		if err != nil {
+			return closeAll, err
+		}
+		r.csvStats = f
 	}
 	if o.csvStream != "" {
-		if csvStream, err = os.Create(o.csvStream); err != nil {
-			return fail(usageError{fmt.Errorf("-csvstream: %w", err)})
+		f, err := create("-csvstream", o.csvStream)
+		if err != nil {
+			return closeAll, err
 		}
-		defer csvStream.Close()
-		if cfg.Stream, err = stats.NewStreamWriter(csvStream); err != nil {
-			return fail(err)
+		if cfg.Stream, err = stats.NewStreamWriter(f); err != nil {
+			return closeAll, err
 		}
 	}
 	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
+		f, err := create("-cpuprofile", o.cpuProfile)
 		if err != nil {
-			return fail(usageError{fmt.Errorf("-cpuprofile: %w", err)})
+			return closeAll, err
 		}
-		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(fmt.Errorf("-cpuprofile: %w", err))
+			return closeAll, fmt.Errorf("-cpuprofile: %w", err)
 		}
-		defer pprof.StopCPUProfile()
+		closers = append(closers, pprof.StopCPUProfile)
 	}
-	runStore := st.Store
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
+		f, err := create("-trace", o.trace)
 		if err != nil {
-			return fail(usageError{fmt.Errorf("-trace: %w", err)})
+			return closeAll, err
 		}
-		defer f.Close()
 		tr := linkbench.NewTracer(f)
-		defer func() {
+		closers = append(closers, func() {
 			if err := tr.Close(); err != nil {
-				fmt.Fprintln(stderr, "linkbench: -trace:", err)
+				fmt.Fprintln(r.stderr, "linkbench: -trace:", err)
 			}
-		}()
-		if err := tr.WriteConfig(&cfg); err != nil {
-			return fail(fmt.Errorf("-trace: %w", err))
+		})
+		if err := tr.WriteConfig(cfg); err != nil {
+			return closeAll, fmt.Errorf("-trace: %w", err)
 		}
-		runStore = tr.Wrap(st.Store)
+		r.runStore = tr.Wrap(r.st.Store)
 	}
+	return closeAll, nil
+}
 
-	phases := []struct {
-		name  string
-		on    bool
-		run   func(context.Context, linkbench.Config, store.Store) (*stats.Report, error)
-		after func() error
-	}{
-		{"load", o.load, linkbench.Load, func() error {
-			if o.deferIndex {
-				return st.createSecondaryIndex(ctx, &cfg)
-			}
-			return nil
-		}},
-		{"request", o.req, func(ctx context.Context, c linkbench.Config, s store.Store) (*stats.Report, error) {
-			// preflight checked that the graph is there (or the load put its
-			// nodes there and verified them): Request need not count the
-			// nodes again, which takes seconds on a large SQL table.
-			c.AllowEmptyStore = true
-			return linkbench.Request(ctx, c, s)
-		}, nil},
+// setupHost finds what the host metrics sample and starts the sampler; on
+// a system without Linux's /proc the results have no host metrics.
+func (r *runner) setupHost(ctx context.Context) {
+	r.host = newHostSource(ctx, r.o, r.cfg, r.st)
+	log := r.cfg.Logger
+	for _, n := range r.host.notes {
+		log.Warn("host metrics: " + n)
 	}
-	for _, p := range phases {
-		if !p.on {
-			continue
+	s, err := hostmetrics.New(r.host.opts)
+	if err != nil {
+		log.Warn("host metrics: not sampled", "err", err)
+		return
+	}
+	r.sampler = s
+	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID)
+}
+
+// phaseRun is one phase to run: the load, or one request step.
+type phaseRun struct {
+	name  string // load or request
+	phase stats.Phase
+	tag   string
+	cfg   linkbench.Config
+}
+
+// phaseList returns the phases the options ask for: the load, then the
+// request phases, one per requesters value of a sweep and step.
+func (r *runner) phaseList() []phaseRun {
+	var ps []phaseRun
+	if r.o.load {
+		ps = append(ps, phaseRun{name: "load", phase: stats.PhaseLoad, cfg: *r.cfg})
+	}
+	if !r.o.req {
+		return ps
+	}
+	counts := r.o.sweep
+	if len(counts) == 0 {
+		counts = []int{r.cfg.Requesters}
+	}
+	for _, n := range counts {
+		for step := 1; step <= r.o.steps; step++ {
+			c := *r.cfg
+			c.Requesters = n
+			tag := ""
+			switch {
+			case r.o.steps > 1:
+				tag = fmt.Sprintf("L%d.P%d", step, n)
+			case len(r.o.sweep) > 0:
+				tag = fmt.Sprintf("P%d", n)
+			}
+			ps = append(ps, phaseRun{name: "request", phase: stats.PhaseRequest, tag: tag, cfg: c})
 		}
-		// Each loader and requester opens its own session (connections)
-		// before the measured window.
-		before := st.counters()
-		rep, err := p.run(ctx, cfg, runStore)
+	}
+	return ps
+}
+
+// runPhases runs the phases, printing each report (and writing its result
+// file); it returns done with the exit status when the run must stop.
+func (r *runner) runPhases(ctx context.Context) (int, bool) {
+	for _, p := range r.phaseList() {
+		rep, f, err := r.runPhase(ctx, p)
 		if rep != nil {
-			rep.Header = append([]stats.KV{{Key: "store", Value: st.desc}, {Key: "client", Value: procsDesc}}, rep.Header...)
-			rep.Counters = append(rep.Counters, counterDelta(before, st.counters())...)
-			if werr := rep.WriteText(stdout); werr != nil {
-				return fail(werr)
-			}
-			fmt.Fprintln(stdout)
-			if csvStats != nil {
-				if werr := rep.WriteCSV(csvStats, true); werr != nil {
-					return fail(fmt.Errorf("-csvstats: %w", werr))
-				}
+			if werr := r.writeReport(rep); werr != nil {
+				return r.fail(werr), true
 			}
 		}
-		if code, ok := interrupted(p.name); ok {
-			return code
+		if f != nil {
+			r.files = append(r.files, *f)
+		}
+		if code, ok := r.interrupted(p.name); ok {
+			return code, true
 		}
 		if err != nil {
-			return fail(err)
+			return r.fail(err), true
 		}
-		if p.after != nil {
-			if err := p.after(); err != nil {
-				return fail(err)
+		if p.phase == stats.PhaseLoad && r.o.deferIndex {
+			if err := r.st.createSecondaryIndex(ctx, r.cfg); err != nil {
+				return r.fail(err), true
 			}
 		}
 	}
-	if o.verify {
-		if !o.load && !o.req {
-			fmt.Fprintf(stdout, "store: %s\n", st.desc)
+	return 0, false
+}
+
+// runPhase runs one phase with its recorder (host metrics, intervals, HDR
+// logs) and returns its report and result.
+func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *results.File, error) {
+	base := p.name
+	if r.o.label != "" {
+		base = fileSafe(r.o.label) + "." + base
+	}
+	if p.tag != "" {
+		base += "." + p.tag
+	}
+	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base)
+	c := p.cfg
+	c.OnProgress = func(pr linkbench.Progress) { rec.onProgress(ctx, pr) }
+	// Each loader and requester opens its own session (connections)
+	// before the measured window.
+	before := r.st.counters()
+	var rep *stats.Report
+	var err error
+	if p.phase == stats.PhaseLoad {
+		rep, err = linkbench.Load(ctx, c, r.runStore)
+	} else {
+		// preflight checked that the graph is there (or the load put its
+		// nodes there and verified them): Request need not count the
+		// nodes again, which takes seconds on a large SQL table.
+		c.AllowEmptyStore = true
+		rep, err = linkbench.Request(ctx, c, r.runStore)
+	}
+	if rep == nil {
+		return nil, nil, err
+	}
+	head := []stats.KV{{Key: "store", Value: r.st.desc}, {Key: "client", Value: r.procsDesc}}
+	if r.o.label != "" {
+		head = append(head, stats.KV{Key: "label", Value: r.o.label})
+	}
+	if p.tag != "" {
+		head = append(head, stats.KV{Key: "tag", Value: p.tag})
+	}
+	rep.Header = append(head, rep.Header...)
+	rep.Counters = append(rep.Counters, counterDelta(before, r.st.counters())...)
+	f, ferr := rec.finish(context.WithoutCancel(ctx), rep, &c, r.storeName, r.o.label, p.tag)
+	if err == nil {
+		err = ferr
+	}
+	return rep, f, err
+}
+
+// writeReport prints a phase's report (and -csvstats' rows).
+func (r *runner) writeReport(rep *stats.Report) error {
+	if err := rep.WriteText(r.stdout); err != nil {
+		return err
+	}
+	if r.o.javaPct {
+		if err := rep.WriteJavaBuckets(r.stdout); err != nil {
+			return err
 		}
-		res, err := linkbench.Verify(ctx, cfg, st.Store)
-		if werr := linkbench.WriteVerify(stdout, res); werr != nil {
-			return fail(werr)
+	}
+	fmt.Fprintln(r.stdout)
+	if r.csvStats != nil {
+		if err := rep.WriteCSV(r.csvStats, true); err != nil {
+			return fmt.Errorf("-csvstats: %w", err)
 		}
-		if code, ok := interrupted("verify"); ok {
-			return code
-		}
-		if err != nil {
-			return fail(err)
-		}
+	}
+	return nil
+}
+
+// writeTables prints the load and query tables of the phases run.
+func (r *runner) writeTables() (int, bool) {
+	if len(r.files) == 0 {
+		return 0, false
+	}
+	if err := results.WriteTables(r.stdout, r.files, results.Format(r.o.tableFormat)); err != nil {
+		return r.fail(err), true
+	}
+	fmt.Fprintln(r.stdout)
+	return 0, false
+}
+
+// runVerify checks the counts after the phases (or alone).
+func (r *runner) runVerify(ctx context.Context) int {
+	if !r.o.load && !r.o.req {
+		fmt.Fprintf(r.stdout, "store: %s\n", r.st.desc)
+	}
+	res, err := linkbench.Verify(ctx, *r.cfg, r.st.Store)
+	if werr := linkbench.WriteVerify(r.stdout, res); werr != nil {
+		return r.fail(werr)
+	}
+	if code, ok := r.interrupted("verify"); ok {
+		return code
+	}
+	if err != nil {
+		return r.fail(err)
 	}
 	return 0
+}
+
+// fileSafe makes a label usable in a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || c == ' ' || c == ':' || c < ' ' {
+			return '_'
+		}
+		return c
+	}, s)
+}
+
+// parseSweep takes a comma-separated -D requesters=1,4,16 as a sweep: one
+// request phase (or -steps phases) per value; the configuration gets the
+// largest, so that connection pools and checks cover every point.
+func parseSweep(o *options) error {
+	v, ok := o.defs["requesters"]
+	if !ok || !strings.Contains(v, ",") {
+		return nil
+	}
+	o.sweep = nil
+	hi := 0
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return usageError{&linkbench.ConfigError{Key: "requesters", Value: v, Reason: "a sweep is a comma-separated list of integers >= 1"}}
+		}
+		o.sweep = append(o.sweep, n)
+		hi = max(hi, n)
+	}
+	o.defs["requesters"] = strconv.Itoa(hi)
+	return nil
 }
 
 // writeKeys lists every configuration key, one per line: name, default

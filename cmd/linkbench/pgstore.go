@@ -71,8 +71,12 @@ func pgOptions(o *options, cfg *linkbench.Config) (pgstore.Options, error) {
 			return opts, usageError{fmt.Errorf("-dsn %q: %v", pgstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, cfg.Store.Password))}
 		}
 	}
-	if _, err := pgstore.ParseIsolation(o.isolation); err != nil {
+	iso, err := pgstore.ParseIsolation(o.isolation)
+	if err != nil {
 		return opts, usageError{fmt.Errorf("-isolation %q: want read-committed, repeatable-read or serializable", o.isolation)}
+	}
+	if d == pgstore.CockroachDB && o.isolation != "" && iso != pgstore.Serializable {
+		return opts, usageError{fmt.Errorf("-isolation %q: the cockroachdb dialect runs at the cluster's default, serializable", o.isolation)}
 	}
 	return opts, nil
 }

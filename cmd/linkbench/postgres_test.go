@@ -201,7 +201,8 @@ func TestPostgresOptions(t *testing.T) {
 	if opts, _ := pgOptions(o, &cfg); opts.Schema != "mydb" {
 		t.Fatalf("dbid: schema %q", opts.Schema)
 	}
-	for _, bad := range []*options{{isolation: "snapshot"}, {dialect: "oracle"}, {dsn: "user:pw@tcp(h:3306)/"}} {
+	for _, bad := range []*options{{isolation: "snapshot"}, {dialect: "oracle"}, {dsn: "user:pw@tcp(h:3306)/"},
+		{dialect: "cockroachdb", isolation: "read-committed"}} {
 		bad.defs = overrides{}
 		if _, err := pgOptions(bad, &cfg); err == nil {
 			t.Errorf("%+v accepted", bad)

@@ -45,10 +45,18 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 				return usageError{fmt.Errorf("-r: %w; the load (-l) adds none with generate_nodes = false", err)}
 			case errors.Is(err, linkbench.ErrEmptyStore):
 				return usageError{fmt.Errorf("-r: %w; load the graph first with -l", err)}
+			case missingSchema(err) && o.createSchema:
+				return usageError{fmt.Errorf("-r: %w: -create-schema would create the tables empty; load the graph with -l too", err)}
 			case missingSchema(err):
 				return usageError{fmt.Errorf("-r: %w: the database has no LinkBench tables; create and load it first with -create-schema -l", err)}
 			}
 			return err
+		}
+	}
+	if o.verify && !o.createSchema && !o.load && !o.req {
+		// Only a missing schema is refused here: an empty one verifies.
+		if err := linkbench.CheckLoaded(ctx, *cfg, st.Store); err != nil && missingSchema(err) {
+			return usageError{fmt.Errorf("-verify: %w: the database has no LinkBench tables; create and load them with -create-schema -l", err)}
 		}
 	}
 	return nil

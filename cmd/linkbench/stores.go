@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -17,35 +18,45 @@ import (
 	"github.com/linkbench-go/linkbench/store/pgstore"
 )
 
-// storeNames lists the stores the tool can drive (the store registry lives
-// here only: the library takes any store.Store).
-const storeNames = "memory, discard, mysql, postgres"
+// builtinStores are the stores this tool is built with, in the order its
+// messages list them; a build that imports another store's package (whose
+// init calls store.Register) can use that one too.
+var builtinStores = []string{memstore.Name, discard.Name, mysqlstore.Name, pgstore.Name}
+
+// storeNames lists the stores registered with the store package: the
+// built-in ones first.
+func storeNames() string {
+	names := slices.Clone(builtinStores)
+	for _, n := range store.Drivers() {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 // storeName returns the store selected by -store or, without it, by the
-// linkstore key (LinkBench class names accepted); memory by default.
+// linkstore key: a name or alias registered with the store package
+// (LinkBench class names accepted); memory by default.
 func storeName(o *options, cfg *linkbench.Config) (string, error) {
 	name := o.store
 	key := "-store"
 	if name == "" && cfg.Store.LinkStore != "" {
 		name, key = cfg.Store.LinkStore, "linkstore"
 	}
-	switch strings.ToLower(strings.TrimPrefix(name, "com.facebook.LinkBench.")) {
-	case "", "memory", "memorylinkstore":
-		return "memory", nil
-	case "discard", "dummylinkstore":
-		return "discard", nil
-	case "mysql", "mariadb", "linkstoremysql":
-		return "mysql", nil
-	case "postgres", "postgresql", "pg", "pgsql", "linkstorepgsql":
-		return "postgres", nil
+	if name == "" {
+		return memstore.Name, nil
 	}
-	return "", usageError{fmt.Errorf("%s %q: unknown store (available: %s)", key, name, storeNames)}
+	if reg, ok := store.Lookup(name); ok {
+		return reg, nil
+	}
+	return "", usageError{fmt.Errorf("%s %q: unknown store (available: %s)", key, name, storeNames())}
 }
 
 // openedStore is a store with what the tool needs around it.
 type openedStore struct {
 	store.Store
-	name  string // memory, discard, mysql or postgres
+	name  string // the registered name: memory, discard, mysql, postgres or another
 	desc  string // for the report: never contains a password
 	close func() error
 	mysql *mysqlstore.Store // nil for the other stores
@@ -73,6 +84,11 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 		MaxConns:          max(cfg.Loaders+1, cfg.Requesters, 1) + 2,
 		DisableBinlogLoad: cfg.Store.DisableBinlogLoad,
 		Logger:            cfg.Logger,
+	}
+	if opts.Password == "" {
+		// The MySQL client's variable: a password kept out of the
+		// command line (paired passes it so).
+		opts.Password = os.Getenv("MYSQL_PWD")
 	}
 	if o.dsn != "" {
 		if _, err := mysql.ParseDSN(o.dsn); err != nil {
@@ -153,19 +169,34 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
+// openStore opens the store registered as name through the store
+// registry (store.Open): the SQL stores with the options the keys and
+// flags give, any other with -dsn.
 func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Config) (*openedStore, error) {
 	switch name {
-	case "discard":
-		s := discard.New()
-		return &openedStore{Store: s, name: name, desc: "discard (stores nothing)", close: s.Close}, nil
-	case "mysql":
+	case memstore.Name, discard.Name:
+		s, err := store.Open(ctx, name, "")
+		if err != nil {
+			return nil, err
+		}
+		desc := "memory (in-process reference store)"
+		if name == discard.Name {
+			desc = "discard (stores nothing)"
+		}
+		return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
+	case mysqlstore.Name:
 		opts, err := mysqlOptions(o, cfg)
 		if err != nil {
 			return nil, err
 		}
-		s, err := mysqlstore.Open(ctx, opts)
+		st, err := store.Open(ctx, name, "", store.WithDriverOptions(opts))
 		if err != nil {
 			return nil, fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
+		}
+		s := st.(*mysqlstore.Store)
+		if err := checkTableEngines(ctx, s, opts, cfg); err != nil {
+			s.Close()
+			return nil, err
 		}
 		where := mysqlstore.RedactDSN(o.dsn)
 		if o.dsn == "" {
@@ -173,21 +204,36 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 		}
 		return &openedStore{Store: s, name: name, mysql: s, close: s.Close,
 			desc: fmt.Sprintf("mysql %s engine=%s databases=%s0..%s%d", where, opts.Engine, cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
-	case "postgres":
+	case pgstore.Name:
 		opts, err := pgOptions(o, cfg)
 		if err != nil {
 			return nil, err
 		}
-		s, err := pgstore.Open(ctx, opts)
+		st, err := store.Open(ctx, name, "", store.WithDriverOptions(opts))
 		if err != nil {
 			return nil, fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
 		}
+		s := st.(*pgstore.Store)
 		return &openedStore{Store: s, name: name, pg: s, close: s.Close,
 			desc: fmt.Sprintf("postgres %s dialect=%s isolation=%s schemas=%s0..%s%d", s.DSN(), opts.Dialect,
 				strings.ToLower(strings.ReplaceAll(s.Isolation(), " ", "-")), cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
 	}
-	s := memstore.New()
-	return &openedStore{Store: s, name: "memory", desc: "memory (in-process reference store)", close: s.Close}, nil
+	// A store of another package registered by name: it gets -dsn and the
+	// log. The DSN is never printed (it may hold a password).
+	s, err := store.Open(ctx, name, o.dsn, store.WithLogger(cfg.Logger))
+	if err != nil {
+		// Its DSN's form is the store's own: the message never repeats it.
+		msg := err.Error()
+		if o.dsn != "" {
+			msg = strings.ReplaceAll(msg, o.dsn, "<the -dsn>")
+		}
+		return nil, fmt.Errorf("%s store: %s", name, redact(msg, o.dsn, cfg.Store.Password))
+	}
+	desc := name
+	if o.dsn != "" {
+		desc += " (with -dsn)"
+	}
+	return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
 }
 
 // databaseNames returns the names of the run's databases (MySQL
@@ -318,3 +364,29 @@ func counterDelta(before, after map[string]int64) []stats.Counter {
 	slices.SortFunc(out, func(a, b stats.Counter) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// checkTableEngines refuses a run on existing link tables whose engine is
+// not the engine key's (default innodb): the run would be configured
+// (MyRocks runs use READ COMMITTED) and labelled by the key, not by the
+// tables. Missing tables pass (-create-schema makes them).
+func checkTableEngines(ctx context.Context, s *mysqlstore.Store, opts mysqlstore.Options, cfg *linkbench.Config) error {
+	want, table := opts.Engine, opts.LinkTable
+	if table == "" {
+		table = "linktable"
+	}
+	for _, db := range databaseNames(cfg) {
+		have, err := s.TableEngine(ctx, db)
+		if err != nil {
+			return err
+		}
+		if have != "" && have != want {
+			return usageError{&linkbench.ConfigError{Key: "engine", Value: strings.ToLower(string(want)),
+				Reason: fmt.Sprintf("table %s.%s is %s: set engine=%s or drop the tables", db, table, have, strings.ToLower(string(have)))}}
+		}
+	}
+	return nil
+}
+
+// isBuiltinStore reports whether name is one of the stores this tool is
+// built with (those take no -dsn unless they are SQL stores).
+func isBuiltinStore(name string) bool { return slices.Contains(builtinStores, name) }

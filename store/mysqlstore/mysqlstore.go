@@ -213,7 +213,8 @@ type Options struct {
 	// DefaultPort (3306).
 	Host string
 	Port int
-	// User and Password when DSN is empty.
+	// User and Password when DSN is empty; Password also when the DSN has
+	// no password (so that it need not appear in a command line).
 	User     string
 	Password string
 
@@ -521,6 +522,9 @@ func driverConfig(o *Options) (*mysql.Config, redactor, error) {
 		if err != nil {
 			r := redactor{pw: dsnPassword(o.DSN), dsn: red.dsn}
 			return nil, r, r.err(fmt.Errorf("mysqlstore: DSN %s: %w", red.dsn, err))
+		}
+		if cfg.Passwd == "" {
+			cfg.Passwd = o.Password
 		}
 		red.pw = cfg.Passwd
 		if cfg.ClientFoundRows {

@@ -96,7 +96,56 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		}
 	}
 	s.resetStatements(db)
+	if opts.IfNotExists {
+		// Tables that were already there must be of the engine asked for:
+		// a run on them is labelled and configured (isolation) by it.
+		e, err := s.TableEngine(ctx, db)
+		if err != nil {
+			return s.ddlErr("CreateSchema", err)
+		}
+		if e != opts.Engine {
+			return fmt.Errorf("mysqlstore: CreateSchema: %w", &EngineMismatchError{Table: db + "." + s.c.opts.LinkTable, Have: e, Want: opts.Engine})
+		}
+	}
 	return nil
+}
+
+// EngineMismatchError reports a link table whose storage engine is not the
+// one the run was configured for (Options.Engine, LinkBench's engine key).
+type EngineMismatchError struct {
+	Table string // database.table
+	Have  Engine // the table's engine, as information_schema names it
+	Want  Engine
+}
+
+// Error implements error.
+func (e *EngineMismatchError) Error() string {
+	return fmt.Sprintf("table %s exists with engine %s, not %s: set the engine to match or drop the tables", e.Table, e.Have, e.Want)
+}
+
+// TableEngine returns the storage engine of db's link table (db == "" means
+// this Store's database): InnoDB, RocksDB, or the server's name of another
+// engine; "" with a nil error when the table does not exist. Errors: the
+// server's error, wrapped.
+func (s *Store) TableEngine(ctx context.Context, db string) (Engine, error) {
+	if db == "" {
+		db = s.name
+	}
+	var eng string
+	err := s.c.db.QueryRowContext(ctx,
+		"SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+		db, s.c.opts.LinkTable).Scan(&eng)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("mysqlstore: TableEngine: %w", err)
+	case strings.EqualFold(eng, string(RocksDB)):
+		return RocksDB, nil
+	case strings.EqualFold(eng, string(InnoDB)):
+		return InnoDB, nil
+	}
+	return Engine(eng), nil
 }
 
 // createTables returns the CREATE TABLE statements.

@@ -159,14 +159,21 @@ const (
 	// UPDATE, TRUNCATE, setval and ALTER SEQUENCE ... RESTART are
 	// documented as supported. Known gap: the bulk loads' upsert path (a
 	// re-load, or a retried batch) uses a temporary table, which
-	// CockroachDB allows only with experimental_enable_temp_tables = on.
+	// CockroachDB allows only with experimental_enable_temp_tables = on;
+	// and CockroachDB's documentation (v20.2 to stable) allows COPY to
+	// members of the admin role only, so the bulk loads need such a user.
 	CockroachDB Dialect = "cockroachdb"
 	// YugabyteDB (YSQL) is UNTESTED here, written from YugabyteDB's
 	// documentation: the PostgreSQL schema and statements, except that
-	// each connection caches a block of sequence values (CACHE, at least
-	// ysql_sequence_cache_minval, 100 by default), so the node id sequence
-	// is created with CACHE 1 to keep AddNode's ids consecutive after
-	// ResetNodeStore, at a cost per AddNode; transaction conflicts are
+	// each connection caches a block of sequence values: the larger of the
+	// sequence's CACHE and the server flag ysql_sequence_cache_minval
+	// (100 by default). The node id sequence is created with CACHE 1, which
+	// keeps AddNode's ids consecutive only on a cluster started with
+	// ysql_sequence_cache_minval=1 (a cost per AddNode); with the default,
+	// ids after ResetNodeStore may skip ahead by up to 100 per connection,
+	// which LinkBench tolerates (a node missing from a request's range
+	// counts as not found) but changes GET_NODE's found ratio; transaction
+	// conflicts are
 	// reported as 40001 and deadlocks as 40P01, which the store retries;
 	// ON CONFLICT, FOR UPDATE, COPY and temporary tables are those of
 	// PostgreSQL 11, on which YSQL is built.
@@ -268,7 +275,8 @@ type Options struct {
 	Dialect Dialect
 	// Isolation is the transaction isolation of every connection:
 	// ReadCommitted (the default), RepeatableRead or Serializable,
-	// case-insensitive.
+	// case-insensitive. With the CockroachDB dialect it is not sent and
+	// must be empty or Serializable (the cluster's default).
 	Isolation string
 
 	// MaxConns is the number of connections the Store's own methods may
@@ -385,6 +393,14 @@ func (o Options) withDefaults() (Options, error) {
 	iso, err := ParseIsolation(o.Isolation)
 	if err != nil {
 		return o, fmt.Errorf("pgstore: Options.Isolation: %w", err)
+	}
+	if o.Dialect == CockroachDB {
+		// The store does not send an isolation level to CockroachDB: its
+		// transactions run at the cluster's default, SERIALIZABLE.
+		if o.Isolation != "" && iso != Serializable {
+			return o, fmt.Errorf("pgstore: Options.Isolation %q: the cockroachdb dialect runs at the cluster's default, SERIALIZABLE (leave it empty or say SERIALIZABLE)", o.Isolation)
+		}
+		iso = Serializable
 	}
 	o.Isolation = iso
 	return o, nil

@@ -177,3 +177,24 @@ func TestEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestCockroachIsolation: the CockroachDB dialect sends no isolation level,
+// so the store reports the cluster's default (SERIALIZABLE) and refuses
+// another level instead of printing one that is not in effect.
+func TestCockroachIsolation(t *testing.T) {
+	for _, c := range []struct {
+		iso  string
+		want string // "" : refused
+	}{{"", Serializable}, {"serializable", Serializable}, {"read committed", ""}, {"repeatable-read", ""}} {
+		o, err := Options{Dialect: CockroachDB, Isolation: c.iso}.withDefaults()
+		switch {
+		case c.want == "" && err == nil:
+			t.Errorf("Isolation %q accepted with the cockroachdb dialect", c.iso)
+		case c.want != "" && (err != nil || o.Isolation != c.want):
+			t.Errorf("Isolation %q: %q, %v; want %q", c.iso, o.Isolation, err, c.want)
+		}
+	}
+	if o, err := (Options{Isolation: ""}).withDefaults(); err != nil || o.Isolation != ReadCommitted {
+		t.Errorf("postgres default isolation: %q, %v", o.Isolation, err)
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// phaseRecorder gathers what a phase's result file holds beside its
+// report: host metrics at its start, at every progress interval and at its
+// end, the intervals' rates and p99s, and the per-op HDR interval logs.
+// OnProgress calls come from the phase's monitor goroutine, one at a time,
+// and the phase has returned before finish reads what they gathered.
+type phaseRecorder struct {
+	phase   stats.Phase
+	sampler *hostmetrics.Sampler // nil: no host metrics
+	src     *hostSource
+	dir     string // -results directory ("": no files)
+	base    string // file name prefix in dir
+
+	start     time.Time
+	snaps     []hostmetrics.Snapshot // the first at the start, then one per interval
+	prevSnap  hostmetrics.Snapshot
+	prevRows  int64
+	intervals []results.Interval
+	logs      map[stats.Op]*hdrLog
+	logErr    error
+}
+
+// hdrLog is one operation's HDR interval log file.
+type hdrLog struct {
+	f    *os.File
+	w    *hdr.HistogramLogWriter
+	name string
+}
+
+// newPhaseRecorder takes the phase's first host snapshot.
+func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetrics.Sampler, src *hostSource, dir, base string) *phaseRecorder {
+	r := &phaseRecorder{phase: phase, sampler: sampler, src: src, dir: dir, base: base, start: time.Now(), logs: map[stats.Op]*hdrLog{}}
+	if sampler != nil {
+		snap, _ := sampler.Snapshot(ctx)
+		r.snaps = append(r.snaps, snap)
+		r.prevSnap = snap
+	}
+	return r
+}
+
+// onProgress records a progress report: the interval's operations, rate and
+// per-op p99, a host snapshot, and each op's histogram in its HDR log.
+func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
+	iv := p.Interval
+	sec := iv.End.Sub(iv.Start).Seconds()
+	ri := results.Interval{T: iv.End.Sub(r.start).Seconds(), Seconds: sec, P99Ms: map[string]float64{}}
+	if r.phase == stats.PhaseLoad {
+		ri.Ops = p.Rows - r.prevRows
+		r.prevRows = p.Rows
+	} else {
+		ri.Ops, _ = iv.Requests()
+	}
+	if sec > 0 {
+		ri.Rate = float64(ri.Ops) / sec
+	}
+	for _, o := range iv.Ops {
+		if o.Op.IsSize() || o.Hist == nil || o.Hist.TotalCount() == 0 {
+			continue
+		}
+		ri.P99Ms[o.Op.String()] = float64(o.Quantile(0.99)) / float64(time.Millisecond)
+	}
+	if r.sampler != nil {
+		snap, _ := r.sampler.Snapshot(ctx)
+		m := results.MetricsOf(hostmetrics.Diff(r.prevSnap, snap))
+		ri.Host = &m
+		r.prevSnap = snap
+		r.snaps = append(r.snaps, snap)
+	}
+	r.intervals = append(r.intervals, ri)
+	if r.dir != "" && r.logErr == nil {
+		r.logErr = r.writeLogs(iv)
+	}
+}
+
+// writeLogs appends each op's interval histogram to its HDR log.
+func (r *phaseRecorder) writeLogs(iv stats.Interval) error {
+	for _, o := range iv.Ops {
+		if o.Hist == nil || o.Hist.TotalCount() == 0 {
+			continue
+		}
+		l := r.logs[o.Op]
+		if l == nil {
+			name := fmt.Sprintf("%s.%s.hlog", r.base, o.Op)
+			f, err := os.Create(filepath.Join(r.dir, name))
+			if err != nil {
+				return fmt.Errorf("-results: %w", err)
+			}
+			w := hdr.NewHistogramLogWriter(f)
+			startMs := r.start.UnixMilli()
+			w.SetBaseTime(startMs)
+			if err := firstErr(w.OutputLogFormatVersion(), w.OutputComment(fmt.Sprintf("linkbench-go %s %s, values in the collector's unit", r.phase, o.Op)),
+				w.OutputStartTime(startMs), w.OutputBaseTime(startMs), w.OutputLegend()); err != nil {
+				f.Close()
+				return fmt.Errorf("-results: %s: %w", name, err)
+			}
+			l = &hdrLog{f: f, w: w, name: name}
+			r.logs[o.Op] = l
+		}
+		h := o.Hist
+		h.SetStartTimeMs(iv.Start.UnixMilli())
+		h.SetEndTimeMs(iv.End.UnixMilli())
+		if err := l.w.OutputIntervalHistogram(h); err != nil {
+			return fmt.Errorf("-results: %s: %w", l.name, err)
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// finish closes the HDR logs, takes the last host snapshot (the database
+// size after a memtable flush) and returns the phase's result file.
+func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *linkbench.Config, storeName, label, tag string) (*results.File, error) {
+	var closeErr error
+	for _, l := range r.logs {
+		if err := l.f.Close(); err != nil && closeErr == nil {
+			closeErr = fmt.Errorf("-results: %w", err)
+		}
+	}
+	f := &results.File{Label: label, Tag: tag, Phase: rep.Phase, Store: storeName, Start: rep.Start,
+		End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
+		Status: rep.Status, Detail: rep.Detail, HDRUnit: rep.Unit, Intervals: r.intervals}
+	if r.src != nil {
+		f.Server = r.src.server
+	}
+	f.Config = map[string]string{}
+	for _, p := range cfg.Properties() {
+		f.Config[p.Key] = p.Value
+	}
+	for _, kv := range rep.Header {
+		if strings.Contains(kv.Key, "seed") {
+			if v, err := strconv.ParseInt(strings.Fields(kv.Value + " x")[0], 10, 64); err == nil {
+				if f.Seeds == nil {
+					f.Seeds = map[string]int64{}
+				}
+				f.Seeds[kv.Key] = v
+			}
+		}
+	}
+	if rep.Load != nil {
+		f.Nodes, f.Links, f.Counts = rep.Load.Nodes, rep.Load.Links, rep.Load.Counts
+		f.Rows = f.Nodes + f.Links + f.Counts
+		f.Threads = cfg.Loaders
+	}
+	if rep.Request != nil {
+		f.Requests, f.Errors, f.Threads = rep.Request.Requests, rep.Request.Errors, rep.Request.Requesters
+	}
+	for _, o := range rep.Ops {
+		op := results.Op{Name: o.Op.String(), Count: o.Count(), Successes: o.Successes, Misses: o.Misses,
+			Errors: o.Errors, Abandoned: o.Abandoned}
+		if o.Op.IsSize() {
+			s := o.Latency
+			op.Sizes = &s
+		} else if o.Latency.Count > 0 {
+			op.Latency = results.PercentilesOf(o.Latency)
+		}
+		if l := r.logs[o.Op]; l != nil {
+			op.HDRLog = l.name
+		}
+		f.Ops = append(f.Ops, op)
+	}
+	for _, c := range rep.ErrorClasses {
+		if f.ErrorClasses == nil {
+			f.ErrorClasses = map[string]int64{}
+		}
+		f.ErrorClasses[c.Name] = c.Value
+	}
+	for _, c := range rep.Counters {
+		m := &f.Counters
+		if strings.Contains(c.Name, "retr") {
+			m = &f.Retries
+		}
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[c.Name] = c.Value
+	}
+	if r.sampler != nil && len(r.snaps) > 0 {
+		last, _ := r.sampler.Snapshot(ctx)
+		if r.src != nil && r.src.flush != nil {
+			if err := r.src.flush(ctx); err != nil {
+				last.Size = -1 // unflushed memtables would be left out
+			}
+		}
+		if r.src != nil && r.src.opts.Size != nil {
+			if n, err := r.src.opts.Size(ctx); err == nil {
+				last.Size = n
+			}
+		}
+		// The window starts at the latest snapshot taken by the measured
+		// window's start (a request phase's warm-up is left out).
+		first := r.snaps[0]
+		for _, s := range r.snaps {
+			if !s.Time.After(rep.Start.Add(100 * time.Millisecond)) {
+				first = s
+			}
+		}
+		f.Host = &results.Host{Devices: r.sampler.Devices(), ServerPID: 0, Summary: results.MetricsOf(hostmetrics.Diff(first, last))}
+		if r.src != nil {
+			f.Host.ServerPID = r.src.opts.ServerPID
+		}
+	}
+	f.Derive()
+	if r.dir != "" {
+		if err := results.Write(filepath.Join(r.dir, r.base+".json"), f); err != nil {
+			return f, err
+		}
+	}
+	return f, firstErr(r.logErr, closeErr)
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/linkbench-go/linkbench/internal/testdb"
+	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// TestMySQLResults is issue 9's acceptance on a local MariaDB server
+// (ROCKSDB when the server has it): a load, then -steps 2, write a result
+// file per phase; every column of the load and query tables has a
+// measured value; ips equals the rows in the database ÷ the load's
+// seconds within 1 %; the HDR interval logs read back with hdrhistogram's
+// log reader and hold the phase's values.
+func TestMySQLResults(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("host metrics need Linux")
+	}
+	dsn := testDSN(t)
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var datadir string
+	if err := db.QueryRowContext(ctx, "SELECT @@datadir").Scan(&datadir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(datadir); err != nil {
+		if testdb.CI() {
+			t.Fatalf("the CI server's datadir %s is not on this host: %v", datadir, err)
+		}
+		t.Skipf("the server's datadir %s is not on this host: host metrics cannot be checked", datadir)
+	}
+	engine := "innodb"
+	var support string
+	if db.QueryRowContext(ctx, "SELECT support FROM information_schema.engines WHERE engine = 'ROCKSDB'").Scan(&support) == nil &&
+		(support == "YES" || support == "DEFAULT") {
+		engine = "rocksdb"
+	} else if os.Getenv("LINKBENCH_TEST_MYSQL_REQUIRE_ROCKSDB") == "1" {
+		t.Fatal("the server has no ROCKSDB engine")
+	}
+	prefix := uniquePrefix("results")
+	dropAfter(t, dsn, prefix, 1)
+	dir := t.TempDir()
+	common := []string{"-store", "mysql", "-dsn", dsn, "-D", "engine=" + engine, "-D", "dbprefix=" + prefix,
+		"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=20", "-D", "nlinks_config=0",
+		"-D", "progressfreq=1", "-label", engine, "-results", dir}
+	code, out, stderr := runCLI(t, append(common, "-create-schema", "-l", "-D", "loaders=2")...)
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// The rows in the database after the load, for ips.
+	var rows int64
+	for _, tbl := range []string{"nodetable", "linktable", "counttable"} {
+		var n int64
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+prefix+"0."+tbl).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		rows += n
+		t.Logf("%s: %d rows", tbl, n)
+	}
+	code, out2, stderr := runCLI(t, append(common, "-r", "-steps", "2", "-D", "requesters=4", "-D", "maxtime=2")...)
+	if code != 0 {
+		t.Fatalf("request steps: exit %d\n%s\n%s", code, out2, stderr)
+	}
+	noPassword(t, dsn, out+out2+stderr)
+	for _, want := range []string{"load:", "ips", "Mcpu/i", engine} {
+		if !strings.Contains(out, want) {
+			t.Errorf("load output has no %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"query:", "tps", "L1.P4", "L2.P4"} {
+		if !strings.Contains(out2, want) {
+			t.Errorf("request output has no %q:\n%s", want, out2)
+		}
+	}
+
+	var files []results.File
+	for _, name := range []string{engine + ".load.json", engine + ".request.L1.P4.json", engine + ".request.L2.P4.json"} {
+		f, err := results.Read(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, *f)
+	}
+	load, query := results.Tables(files)
+	if len(load.Rows) != 1 || len(query.Rows) != 2 {
+		t.Fatalf("tables: %d load rows, %d query rows; want 1 and 2", len(load.Rows), len(query.Rows))
+	}
+	for _, tab := range []results.Table{load, query} {
+		for _, r := range tab.Rows {
+			for i, c := range tab.Columns {
+				v := r.Values[i]
+				if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) || *v < 0 {
+					t.Errorf("%s table, %s: column %s not measured (%v)", tab.Name, r.Tag, c.Name, v)
+				}
+			}
+			if r.Label != engine {
+				t.Errorf("%s table: label %q, want %q", tab.Name, r.Label, engine)
+			}
+		}
+	}
+	lf := files[0]
+	if lf.Host == nil || len(lf.Host.Devices) == 0 || lf.Host.ServerPID == 0 {
+		t.Errorf("load host metrics: %+v", lf.Host)
+	}
+	if lf.Server == nil || lf.Server.Version == "" || lf.Server.Settings["datadir"] == "" {
+		t.Errorf("load server: %+v", lf.Server)
+	}
+	if _, ok := lf.Config["password"]; ok {
+		t.Error("the result file holds the password key")
+	}
+	if len(lf.Seeds) == 0 {
+		t.Error("the load's result file has no seed")
+	}
+	// ips = the rows in the database ÷ the load's seconds, within 1 %.
+	t.Logf("the load wrote %d nodes, %d links, %d counts", lf.Nodes, lf.Links, lf.Counts)
+	ips := *load.Rows[0].Values[0]
+	if want := float64(rows) / lf.Seconds; math.Abs(ips-want) > 0.01*want {
+		t.Errorf("ips %.1f, want rows %d ÷ %.3f s = %.1f within 1 %%", ips, rows, lf.Seconds, want)
+	}
+	t.Logf("load: %d rows in %.3f s, ips %.0f; tables:\n%s%s", rows, lf.Seconds, ips, out[strings.LastIndex(out, "load:"):], out2[strings.LastIndex(out2, "query:"):])
+
+	// linkbench compare prints every column of both tables, and plot draws them.
+	checkCompareAndPlot(t, []string{filepath.Join(dir, engine+".load.json"), filepath.Join(dir, engine+".request.L1.P4.json"), filepath.Join(dir, engine+".request.L2.P4.json")})
+
+	// Each request step's HDR logs hold its GET_NODE values.
+	for _, f := range files[1:] {
+		if f.Phase != stats.PhaseRequest || len(f.Intervals) == 0 {
+			t.Errorf("%s: phase %v, %d intervals", f.Tag, f.Phase, len(f.Intervals))
+		}
+		var op *results.Op
+		for i := range f.Ops {
+			if f.Ops[i].Name == "GET_NODE" {
+				op = &f.Ops[i]
+			}
+		}
+		if op == nil || op.HDRLog == "" {
+			t.Fatalf("%s: no GET_NODE HDR log", f.Tag)
+		}
+		lf, err := os.Open(filepath.Join(dir, op.HDRLog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := hdr.NewHistogramLogReader(lf)
+		var n int64
+		for {
+			h, err := rd.NextIntervalHistogram()
+			if err != nil {
+				t.Fatalf("%s: %v", op.HDRLog, err)
+			}
+			if h == nil {
+				break
+			}
+			n += h.TotalCount()
+		}
+		lf.Close()
+		// The interval logs hold what the requesters had handed to the
+		// collector at each progress report: at the end, a few values
+		// still queued in a requester's recorder are in the report only.
+		if lo := (op.Successes + op.Misses) * 9 / 10; n < lo || n > op.Count {
+			t.Errorf("%s: %d values in the HDR log, want %d..%d", op.HDRLog, n, lo, op.Count)
+		}
+	}
+}
+
+// TestStepsAndSweep: on the memory store, -steps 2 with -D requesters=1,2
+// runs four request phases on the same data, tagged L1.P1, L2.P1, L1.P2,
+// L2.P2, each with its requesters, its result file and its row in the
+// query table; a sweep alone tags P1, P2.
+func TestStepsAndSweep(t *testing.T) {
+	dir := t.TempDir()
+	graph := []string{"-D", "maxid1=501", "-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=0",
+		"-D", "maxtime=1", "-D", "progressfreq=1", "-results", dir, "-java-percentiles", "-table", "csv"}
+	code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-steps", "2", "-D", "requesters=1,2", "-label", "mem")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for i, tag := range []string{"L1.P1", "L2.P1", "L1.P2", "L2.P2"} {
+		f, err := results.Read(filepath.Join(dir, "mem.request."+tag+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1 + i/2; f.Tag != tag || f.Threads != want || f.Requests == 0 || f.Label != "mem" {
+			t.Errorf("%s: tag %q, %d requesters (want %d), %d requests, label %q", tag, f.Tag, f.Threads, want, f.Requests, f.Label)
+		}
+		if !strings.Contains(out, ","+tag+",mem\n") {
+			t.Errorf("no query table CSV row for %s:\n%s", tag, out)
+		}
+	}
+	if _, err := results.Read(filepath.Join(dir, "mem.load.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out, "tps,r/t,rkb/t,wkb/t,Mcpu/t,sMcpu/t,size,rss,un,gn,ul,gl,r/s,rMB/s,wMB/s,cpu,tag,label\n") {
+		t.Errorf("no query table CSV header:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^GET_NODE count = \d+  p25 = \[[0-9.]+,[0-9.]+\]ms  p50 = .*threads = \d+$`).MatchString(out) {
+		t.Errorf("no bucket-range percentile line:\n%s", out)
+	}
+	code, out, stderr = runCLI(t, append(graph, "-l", "-r", "-D", "requesters=1,2")...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, tag := range []string{"P1", "P2"} {
+		if _, err := results.Read(filepath.Join(dir, "request."+tag+".json")); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,351 @@
+// Package results is linkbench-go's result file: one JSON document per
+// benchmark phase (a load, or one request step of a run), holding what a
+// database engineer publishes about it — the configuration, the server,
+// per-operation counts and latency percentiles, the host's metrics over the
+// measured window and per progress interval, and the derived columns of the
+// load and query tables (ips, r/i, rkb/i, wkb/i, Mcpu/i, ...).
+//
+// Every measurement that may be unavailable is a pointer: nil means it was
+// not measured (another OS, a server on another host, ...) and is rendered
+// as "-", never as 0.
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// FormatVersion is the version of the result file format written by Write.
+const FormatVersion = 1
+
+// File is one phase's result file.
+type File struct {
+	// Format is FormatVersion when written.
+	Format int `json:"format"`
+	// Label names the configuration measured (an engine, a server
+	// configuration: "rocksdb.c1", "innodb"); it is the tables' last
+	// column.
+	Label string `json:"label,omitempty"`
+	// Tag names the phase within a run: "L1.P16" for the first request
+	// step with 16 requesters, "P4" for the 4-requester point of a sweep;
+	// empty for a plain run or a load.
+	Tag string `json:"tag,omitempty"`
+	// Phase is LOAD or REQUEST.
+	Phase stats.Phase `json:"phase"`
+	// Config is the whole effective configuration, secrets redacted.
+	Config map[string]string `json:"config,omitempty"`
+	// Seeds are the random seeds the phase used, by name.
+	Seeds map[string]int64 `json:"seeds,omitempty"`
+	// Store names the store ("mysql", "postgres", "memory", ...).
+	Store string `json:"store"`
+	// Server is the database server measured; nil when unknown.
+	Server *Server `json:"server,omitempty"`
+	// Start and End bound the measured window (a request phase's warm-up
+	// excluded); Seconds is its length.
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Seconds float64   `json:"seconds"`
+	// Threads is the number of loaders or requesters.
+	Threads int `json:"threads"`
+	// Status is "" when the phase completed, else INTERRUPTED, FAILED or
+	// OVERRAN, which Detail explains.
+	Status string `json:"status,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Rows is the rows a load wrote (nodes, links and counts), Requests
+	// the requests a request phase made (failed ones included); Errors the
+	// failed requests.
+	Rows int64 `json:"rows,omitempty"`
+	// Nodes, Links and Counts are a load's rows by table (Rows is their
+	// sum).
+	Nodes    int64 `json:"nodes,omitempty"`
+	Links    int64 `json:"links,omitempty"`
+	Counts   int64 `json:"counts,omitempty"`
+	Requests int64 `json:"requests,omitempty"`
+	Errors   int64 `json:"errors,omitempty"`
+	// Ops holds one entry per operation recorded, in LinkBench's order.
+	Ops []Op `json:"ops"`
+	// HDRUnit is the unit of the values in the ops' HDR interval logs
+	// (time.Nanosecond by default; JSON: nanoseconds).
+	HDRUnit time.Duration `json:"hdr_unit_ns,omitempty"`
+	// ErrorClasses counts the errors by class; Retries the store's retries
+	// by name; Counters are the store's other metrics.
+	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
+	Retries      map[string]int64 `json:"retries,omitempty"`
+	Counters     map[string]int64 `json:"counters,omitempty"`
+	// Host is the host metrics over the measured window; nil when none
+	// were sampled.
+	Host *Host `json:"host,omitempty"`
+	// Intervals are the progress intervals of the phase, in order.
+	Intervals []Interval `json:"intervals,omitempty"`
+	// Derived holds the tables' columns, computed by Derive.
+	Derived Derived `json:"derived"`
+}
+
+// Server describes the database server.
+type Server struct {
+	Version string `json:"version,omitempty"`
+	// Settings are the server variables that matter to a comparison
+	// (engine, buffer pool or block cache, flush at commit, sync_binlog,
+	// binlog format, compression), by the server's names.
+	Settings map[string]string `json:"settings,omitempty"`
+	// Datadir, PID and Devices say what was sampled.
+	Datadir string   `json:"datadir,omitempty"`
+	PID     int      `json:"pid,omitempty"`
+	Devices []string `json:"devices,omitempty"`
+}
+
+// Op is one operation's counts and latencies over the measured window.
+type Op struct {
+	Name      string `json:"name"` // LinkBench's name, e.g. GET_LINKS_LIST
+	Count     int64  `json:"count"`
+	Successes int64  `json:"successes"`
+	Misses    int64  `json:"misses"`
+	Errors    int64  `json:"errors"`
+	Abandoned int64  `json:"abandoned,omitempty"`
+	// Latency digests the successes', misses' and abandoned calls'
+	// latencies; nil for a size series (RANGE_SIZE, ..., rows not times),
+	// whose digest is in Sizes.
+	Latency *Percentiles   `json:"latency,omitempty"`
+	Sizes   *stats.Summary `json:"sizes,omitempty"`
+	// HDRLog is the file name, relative to the result file's directory, of
+	// the op's HDR interval log (hdrhistogram-go's HistogramLogWriter
+	// format, one histogram per progress interval, values in units of
+	// File.HDRUnit; rows for a size op); empty when none was written.
+	HDRLog string `json:"hdr_log,omitempty"`
+}
+
+// Percentiles are latency percentiles, as durations (JSON: nanoseconds).
+type Percentiles struct {
+	P25   time.Duration `json:"p25_ns"`
+	P50   time.Duration `json:"p50_ns"`
+	P75   time.Duration `json:"p75_ns"`
+	P95   time.Duration `json:"p95_ns"`
+	P99   time.Duration `json:"p99_ns"`
+	P999  time.Duration `json:"p99_9_ns"`
+	P9999 time.Duration `json:"p99_99_ns"`
+	Max   time.Duration `json:"max_ns"`
+	Mean  time.Duration `json:"mean_ns"`
+}
+
+// PercentilesOf converts a stats.Summary in microseconds.
+func PercentilesOf(s stats.Summary) *Percentiles {
+	d := func(us float64) time.Duration { return time.Duration(us * float64(time.Microsecond)) }
+	return &Percentiles{P25: d(s.P25), P50: d(s.P50), P75: d(s.P75), P95: d(s.P95), P99: d(s.P99),
+		P999: d(s.P999), P9999: d(s.P9999), Max: d(s.Max), Mean: d(s.Mean)}
+}
+
+// Metrics are host metrics over a window: rates per second and levels at
+// its end. A nil field was not measured.
+type Metrics struct {
+	Seconds float64 `json:"seconds"`
+	// ReadsPerSec, ReadMBPerSec and WriteMBPerSec are the database's block
+	// devices' reads per second and MB (10^6 bytes) read and written per
+	// second (iostat's r/s, rMB/s, wMB/s).
+	ReadsPerSec   *float64 `json:"r_s,omitempty"`
+	WritesPerSec  *float64 `json:"w_s,omitempty"`
+	ReadMBPerSec  *float64 `json:"rmb_s,omitempty"`
+	WriteMBPerSec *float64 `json:"wmb_s,omitempty"`
+	// CPU is the machine's CPU utilisation, user + system, in percent of
+	// all cores (vmstat's us + sy).
+	CPU   *float64 `json:"cpu,omitempty"`
+	Cores int      `json:"cores,omitempty"`
+	// ServerCPU and ClientCPU are the database server's and the benchmark
+	// client's CPU time in the window, in percent of all cores (so they
+	// add up with CPU).
+	ServerCPU *float64 `json:"server_cpu,omitempty"`
+	ClientCPU *float64 `json:"client_cpu,omitempty"`
+	// ServerRSSGB and ClientRSSGB are resident memory at the window's end,
+	// in GB (10^9 bytes); SizeGB the database's size.
+	ServerRSSGB *float64 `json:"server_rss_gb,omitempty"`
+	ClientRSSGB *float64 `json:"client_rss_gb,omitempty"`
+	SizeGB      *float64 `json:"size_gb,omitempty"`
+}
+
+// MetricsOf converts a hostmetrics.Window, leaving out what it did not
+// measure.
+func MetricsOf(w hostmetrics.Window) Metrics {
+	m := Metrics{Seconds: w.Seconds}
+	if w.HasDisk {
+		m.ReadsPerSec, m.WritesPerSec = ptr(w.ReadsPerSec), ptr(w.WritesPerSec)
+		m.ReadMBPerSec, m.WriteMBPerSec = ptr(w.ReadMBPerSec), ptr(w.WriteMBPerSec)
+	}
+	if w.HasCPU {
+		m.CPU, m.Cores = ptr(w.CPUPercent), w.Cores
+	}
+	share := func(d time.Duration) *float64 {
+		if w.Cores <= 0 || w.Seconds <= 0 {
+			return nil
+		}
+		return ptr(100 * d.Seconds() / (w.Seconds * float64(w.Cores)))
+	}
+	if w.HasServer {
+		m.ServerCPU, m.ServerRSSGB = share(w.ServerCPU), ptr(float64(w.ServerRSS)/1e9)
+	}
+	if w.HasClient {
+		m.ClientCPU, m.ClientRSSGB = share(w.ClientCPU), ptr(float64(w.ClientRSS)/1e9)
+	}
+	if w.HasSize {
+		m.SizeGB = ptr(float64(w.Size) / 1e9)
+	}
+	return m
+}
+
+// Host is the host metrics of a phase.
+type Host struct {
+	// Devices are the block devices sampled; ServerPID the server process
+	// (0: none).
+	Devices   []string `json:"devices,omitempty"`
+	ServerPID int      `json:"server_pid,omitempty"`
+	// Summary covers the whole measured window.
+	Summary Metrics `json:"summary"`
+}
+
+// Interval is one progress interval of a phase.
+type Interval struct {
+	// T is the interval's end in seconds since File.Start; Seconds its
+	// length.
+	T       float64 `json:"t"`
+	Seconds float64 `json:"seconds"`
+	// Ops is the operations done in the interval (requests, or for a load
+	// the rows written); Rate = Ops / Seconds.
+	Ops  int64   `json:"ops"`
+	Rate float64 `json:"rate"`
+	// P99Ms is each operation's p99 latency in the interval, in
+	// milliseconds, by LinkBench name.
+	P99Ms map[string]float64 `json:"p99_ms,omitempty"`
+	// Host is the host metrics over the interval; nil when not sampled.
+	Host *Metrics `json:"host,omitempty"`
+}
+
+// Derived are the columns of the load and query tables (see Derive). For
+// a load, Rate is inserts per second (ips) and the per-operation columns
+// are per insert; for a request phase, Rate is requests per second (tps)
+// and they are per request.
+type Derived struct {
+	Rate *float64 `json:"rate,omitempty"` // ips or tps
+	// ReadsPerOp (r/i, r/t), ReadKBPerOp (rkb/i), WriteKBPerOp (wkb/i),
+	// McpuPerOp (Mcpu/i: CPU percent ÷ rate × 10^6) and ServerMcpuPerOp
+	// (the same from the host CPU minus the client's own).
+	ReadsPerOp      *float64 `json:"r_op,omitempty"`
+	ReadKBPerOp     *float64 `json:"rkb_op,omitempty"`
+	WriteKBPerOp    *float64 `json:"wkb_op,omitempty"`
+	McpuPerOp       *float64 `json:"mcpu_op,omitempty"`
+	ServerMcpuPerOp *float64 `json:"server_mcpu_op,omitempty"`
+	// SizeGB is the database's size, RSSGB the server's resident memory.
+	SizeGB *float64 `json:"size_gb,omitempty"`
+	RSSGB  *float64 `json:"rss_gb,omitempty"`
+	// P99 in milliseconds of UPDATE_NODE (un), GET_NODE (gn), UPDATE_LINK
+	// (ul) and GET_LINKS_LIST (gl).
+	UN *float64 `json:"un_p99_ms,omitempty"`
+	GN *float64 `json:"gn_p99_ms,omitempty"`
+	UL *float64 `json:"ul_p99_ms,omitempty"`
+	GL *float64 `json:"gl_p99_ms,omitempty"`
+	// ReadsPerSec (r/s), ReadMBPerSec, WriteMBPerSec and CPU (percent) as
+	// measured.
+	ReadsPerSec   *float64 `json:"r_s,omitempty"`
+	ReadMBPerSec  *float64 `json:"rmb_s,omitempty"`
+	WriteMBPerSec *float64 `json:"wmb_s,omitempty"`
+	CPU           *float64 `json:"cpu,omitempty"`
+}
+
+// Derive computes the tables' columns from a rate (inserts or requests
+// per second; nil or <= 0: unknown), host metrics and the p99 latencies of
+// UPDATE_NODE, GET_NODE, UPDATE_LINK and GET_LINKS_LIST (nil: not
+// recorded). A column whose inputs are missing is missing.
+func Derive(rate *float64, m Metrics, un, gn, ul, gl *time.Duration) Derived {
+	d := Derived{Rate: rate, ReadsPerSec: m.ReadsPerSec, ReadMBPerSec: m.ReadMBPerSec,
+		WriteMBPerSec: m.WriteMBPerSec, CPU: m.CPU, SizeGB: m.SizeGB, RSSGB: m.ServerRSSGB}
+	per := func(v *float64, scale float64) *float64 {
+		if v == nil || rate == nil || *rate <= 0 {
+			return nil
+		}
+		return ptr(*v * scale / *rate)
+	}
+	d.ReadsPerOp = per(m.ReadsPerSec, 1)
+	d.ReadKBPerOp = per(m.ReadMBPerSec, 1000)
+	d.WriteKBPerOp = per(m.WriteMBPerSec, 1000)
+	d.McpuPerOp = per(m.CPU, 1e6)
+	if m.CPU != nil && m.ClientCPU != nil {
+		d.ServerMcpuPerOp = per(ptr(max(*m.CPU-*m.ClientCPU, 0)), 1e6)
+	}
+	ms := func(p *time.Duration) *float64 {
+		if p == nil {
+			return nil
+		}
+		return ptr(float64(*p) / float64(time.Millisecond))
+	}
+	d.UN, d.GN, d.UL, d.GL = ms(un), ms(gn), ms(ul), ms(gl)
+	return d
+}
+
+// Derive fills f.Derived from f's rows or requests, Seconds, Host and Ops.
+func (f *File) Derive() {
+	var rate *float64
+	n := f.Rows
+	if f.Phase == stats.PhaseRequest {
+		n = f.Requests
+	}
+	if f.Seconds > 0 {
+		rate = ptr(float64(n) / f.Seconds)
+	}
+	var m Metrics
+	if f.Host != nil {
+		m = f.Host.Summary
+	}
+	p99 := func(name string) *time.Duration {
+		for _, o := range f.Ops {
+			if o.Name == name && o.Latency != nil && o.Count > 0 {
+				v := o.Latency.P99
+				return &v
+			}
+		}
+		return nil
+	}
+	var un, gn, ul, gl *time.Duration
+	if f.Phase == stats.PhaseRequest {
+		un, gn, ul, gl = p99("UPDATE_NODE"), p99("GET_NODE"), p99("UPDATE_LINK"), p99("GET_LINKS_LIST")
+	}
+	f.Derived = Derive(rate, m, un, gn, ul, gl)
+}
+
+// Write writes f to path as indented JSON (setting f.Format).
+func Write(path string, f *File) error {
+	f.Format = FormatVersion
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encoding %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+// Read reads a result file.
+func Read(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	if f.Format == 0 {
+		return nil, fmt.Errorf("results: %s: %w", path, errNotResult)
+	}
+	if f.Format > FormatVersion {
+		return nil, fmt.Errorf("results: %s: format %d is newer than this program's %d", path, f.Format, FormatVersion)
+	}
+	return &f, nil
+}
+
+var errNotResult = errors.New("not a linkbench result file (no \"format\" member)")
+
+func ptr(v float64) *float64 { return &v }
