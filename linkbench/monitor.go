@@ -29,6 +29,9 @@ type Progress struct {
 	Done, Total int64
 	Rows        int64
 	Left        time.Duration
+	// IntervalRows is the rows written since the previous report (a load
+	// only).
+	IntervalRows int64
 	// Final marks the report made when the phase ends.
 	Final bool
 }
@@ -66,10 +69,12 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
 	log := cfg.logger()
+	var prevRows int64 // used by the monitor goroutine only
 	report := func(final bool) {
 		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: col.Interval(), Final: final}
 		if load != nil {
 			p.Done, p.Total, p.Rows = load()
+			p.IntervalRows, prevRows = p.Rows-prevRows, p.Rows
 			if p.Done > 0 && p.Done < p.Total {
 				p.Left = time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
 			}
@@ -129,6 +134,14 @@ func progressLine(p Progress) string {
 		fmt.Fprintf(&b, "load progress: %.1f%% of the id1 range, %d rows (%.0f rows/s), %.0f s elapsed", pct, p.Rows, rows, p.Elapsed.Seconds())
 		if p.Left > 0 {
 			fmt.Fprintf(&b, ", about %.0f s left", p.Left.Seconds())
+		}
+		if sec > 0 {
+			fmt.Fprintf(&b, "; last %.1f s: %d rows (%.0f rows/s)", sec, p.IntervalRows, float64(p.IntervalRows)/sec)
+			for _, op := range [...]stats.Op{stats.LoadNodeBulk, stats.LoadLinksBulk, stats.LoadCountsBulk, stats.LoadLink} {
+				if o, ok := p.Interval.Op(op); ok && o.Count > 0 {
+					fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(o.Quantile(0.99))/float64(time.Millisecond))
+				}
+			}
 		}
 		return b.String()
 	}

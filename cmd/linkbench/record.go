@@ -32,7 +32,6 @@ type phaseRecorder struct {
 	start     time.Time
 	snaps     []hostmetrics.Snapshot // the first at the start, then one per interval
 	prevSnap  hostmetrics.Snapshot
-	prevRows  int64
 	intervals []results.Interval
 	logs      map[stats.Op]*hdrLog
 	logErr    error
@@ -63,8 +62,7 @@ func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
 	sec := iv.End.Sub(iv.Start).Seconds()
 	ri := results.Interval{T: iv.End.Sub(r.start).Seconds(), Seconds: sec, P99Ms: map[string]float64{}}
 	if r.phase == stats.PhaseLoad {
-		ri.Ops = p.Rows - r.prevRows
-		r.prevRows = p.Rows
+		ri.Ops = p.IntervalRows
 	} else {
 		ri.Ops, _ = iv.Requests()
 	}
