@@ -218,3 +218,21 @@ func TestStepsAndSweep(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalServer(t *testing.T) {
+	for _, c := range []struct {
+		dsn  string
+		want bool
+	}{
+		{"u:p@tcp(127.0.0.1:3306)/", true},
+		{"u:p@tcp(localhost:3307)/", true},
+		{"u:p@tcp([::1]:3306)/", true},
+		{"u:p@unix(/run/mysqld/mysqld.sock)/", true},
+		{"u:p@tcp(10.0.0.5:3306)/", false},
+		{"u:p@tcp(db.example.com:3306)/", false},
+	} {
+		if got := mysqlLocal(&options{dsn: c.dsn}, nil); got != c.want {
+			t.Errorf("mysqlLocal(%s) = %v, want %v", c.dsn, got, c.want)
+		}
+	}
+}
