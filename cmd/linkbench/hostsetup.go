@@ -102,6 +102,11 @@ func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Confi
 	rows.Close()
 	srv.Version = srv.Settings["version"]
 	dbs := databaseNames(cfg)
+	var engine string
+	if db.QueryRowContext(ctx, "SELECT engine FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+		dbs[0], cfg.Store.LinkTable).Scan(&engine) == nil && engine != "" {
+		srv.Settings["table_engine"] = engine // the link table's, when it exists already
+	}
 	rocks := strings.EqualFold(cfg.Store.Engine, "rocksdb") || strings.EqualFold(cfg.Store.Engine, "myrocks") ||
 		strings.EqualFold(srv.Settings["default_storage_engine"], "rocksdb")
 	if rocks {

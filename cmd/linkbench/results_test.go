@@ -118,7 +118,8 @@ func TestMySQLResults(t *testing.T) {
 	if lf.Host == nil || len(lf.Host.Devices) == 0 || lf.Host.ServerPID == 0 {
 		t.Errorf("load host metrics: %+v", lf.Host)
 	}
-	if lf.Server == nil || lf.Server.Version == "" || lf.Server.Settings["datadir"] == "" {
+	if lf.Server == nil || lf.Server.Version == "" || lf.Server.Settings["datadir"] == "" ||
+		!strings.EqualFold(lf.Server.Settings["table_engine"], engine) {
 		t.Errorf("load server: %+v", lf.Server)
 	}
 	if _, ok := lf.Config["password"]; ok {
