@@ -33,6 +33,7 @@ type phaseRecorder struct {
 	snaps     []hostmetrics.Snapshot // the first at the start, then one per interval
 	prevSnap  hostmetrics.Snapshot
 	intervals []results.Interval
+	ends      []time.Time // the intervals' ends
 	logs      map[stats.Op]*hdrLog
 	logErr    error
 }
@@ -60,7 +61,8 @@ func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetri
 func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
 	iv := p.Interval
 	sec := iv.End.Sub(iv.Start).Seconds()
-	ri := results.Interval{T: iv.End.Sub(r.start).Seconds(), Seconds: sec, P99Ms: map[string]float64{}}
+	ri := results.Interval{Seconds: sec, P99Ms: map[string]float64{}} // T is set by finish
+	r.ends = append(r.ends, iv.End)
 	if r.phase == stats.PhaseLoad {
 		ri.Ops = p.IntervalRows
 	} else {
@@ -143,6 +145,9 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 	f := &results.File{Label: label, Tag: tag, Phase: rep.Phase, Store: storeName, Start: rep.Start,
 		End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
 		Status: rep.Status, Detail: rep.Detail, HDRUnit: rep.Unit, Intervals: r.intervals}
+	for i := range f.Intervals {
+		f.Intervals[i].T = r.ends[i].Sub(rep.Start).Seconds()
+	}
 	if r.src != nil {
 		f.Server = r.src.server
 	}

@@ -139,7 +139,12 @@ func TestMySQLResults(t *testing.T) {
 	// Each request step's HDR logs hold its GET_NODE values.
 	for _, f := range files[1:] {
 		if f.Phase != stats.PhaseRequest || len(f.Intervals) == 0 {
-			t.Errorf("%s: phase %v, %d intervals", f.Tag, f.Phase, len(f.Intervals))
+			t.Fatalf("%s: phase %v, %d intervals", f.Tag, f.Phase, len(f.Intervals))
+		}
+		// The intervals' ends are seconds since the measured window's
+		// start: the last one is its end.
+		if last := f.Intervals[len(f.Intervals)-1]; math.Abs(last.T-f.Seconds) > 0.2 || last.Host == nil {
+			t.Errorf("%s: last interval ends at %.3f s (host %v), the window at %.3f s", f.Tag, last.T, last.Host, f.Seconds)
 		}
 		var op *results.Op
 		for i := range f.Ops {
