@@ -22,11 +22,16 @@ func TestSnapshotAndDiff(t *testing.T) {
 	if err == nil || a.Size != -1 {
 		t.Fatalf("a failing Size: err %v, size %d; want the error and -1", err, a.Size)
 	}
-	// Some CPU and some disk writes between the snapshots.
-	deadline := time.Now().Add(60 * time.Millisecond)
+	// Some CPU and some disk writes between the snapshots: spin until this
+	// process has used 60 ms of CPU by getrusage's count (on a loaded host
+	// that takes longer than 60 ms of wall time), at most 20 s.
+	cpu := func() time.Duration { return selfCPU(t) }
+	start, deadline := cpu(), time.Now().Add(20*time.Second)
 	x := 0
-	for time.Now().Before(deadline) {
-		x++
+	for cpu()-start < 60*time.Millisecond && time.Now().Before(deadline) {
+		for range 100000 {
+			x++
+		}
 	}
 	f, err := os.Create(filepath.Join(dir, "w"))
 	if err != nil {
@@ -42,7 +47,7 @@ func TestSnapshotAndDiff(t *testing.T) {
 	b, _ := s.Snapshot(ctx)
 	w := Diff(a, b)
 	if !w.HasClient || w.ClientCPU < 30*time.Millisecond {
-		t.Errorf("client CPU %v (has %v) after 60 ms of spinning", w.ClientCPU, w.HasClient)
+		t.Errorf("client CPU %v (has %v) after 60 ms of CPU spinning (getrusage: %v)", w.ClientCPU, w.HasClient, cpu()-start)
 	}
 	if !w.HasCPU || w.CPUPercent <= 0 || w.CPUPercent > 100 {
 		t.Errorf("machine CPU %.1f%% (has %v)", w.CPUPercent, w.HasCPU)

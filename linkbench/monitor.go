@@ -37,6 +37,9 @@ type Progress struct {
 	// return or are abandoned.
 	Waiting int
 	Oldest  time.Duration
+	// IntervalRows is the rows written since the previous report (a load
+	// only).
+	IntervalRows int64
 	// Final marks the report made when the phase ends.
 	Final bool
 }
@@ -80,11 +83,13 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
 	log := cfg.logger()
+	var prevRows int64 // used by the monitor goroutine only
 	report := func(final bool) {
 		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: col.Interval(), Final: final}
 		if load != nil {
 			var expected int64
 			p.Done, p.Total, p.Rows, expected = load()
+			p.IntervalRows, prevRows = p.Rows-prevRows, p.Rows
 			// The time left from the rows written (committed batches) and
 			// the rows expected; unknown (0) without an estimate, or when
 			// the rows written reach it before the end.
@@ -153,6 +158,14 @@ func progressLine(p Progress) string {
 			fmt.Fprintf(&b, ", about %.0f s left", p.Left.Seconds())
 		case p.Done < p.Total:
 			b.WriteString(", time left unknown")
+		}
+		if sec > 0 {
+			fmt.Fprintf(&b, "; last %.1f s: %d rows (%.0f rows/s)", sec, p.IntervalRows, float64(p.IntervalRows)/sec)
+			for _, op := range [...]stats.Op{stats.LoadNodeBulk, stats.LoadLinksBulk, stats.LoadCountsBulk, stats.LoadLink} {
+				if o, ok := p.Interval.Op(op); ok && o.Count > 0 {
+					fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(o.Quantile(0.99))/float64(time.Millisecond))
+				}
+			}
 		}
 		return b.String()
 	}

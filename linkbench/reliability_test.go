@@ -17,6 +17,7 @@ import (
 	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/discard"
 	"github.com/linkbench-go/linkbench/store/fault"
+	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
 // hangingConfig is a short request phase on the discard store.
@@ -473,4 +474,52 @@ func (b *syncBuf) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestLoadProgressLines: a load's progress reports the percent of the id1
+// range, the rows, rows/s, the time left, and the last interval's rows and
+// p99; the interval rows add up to the rows written.
+func TestLoadProgressLines(t *testing.T) {
+	cfg := smallConfig(20_001)
+	zipfOutDegree(&cfg)
+	cfg.ProgressFreq = 20 * time.Millisecond
+	cfg.Now = nil
+	var logs lineCounter
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	var got []Progress // the monitor calls OnProgress from one goroutine
+	cfg.OnProgress = func(p Progress) { got = append(got, p) }
+	rep, err := Load(context.Background(), cfg, memstore.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || !got[len(got)-1].Final {
+		t.Fatalf("%d progress reports, the last final: want >= 1", len(got))
+	}
+	var rows int64
+	for _, p := range got {
+		rows += p.IntervalRows
+	}
+	last := got[len(got)-1]
+	if want := rep.Load.Nodes + rep.Load.Links + rep.Load.Counts; rows != last.Rows || last.Rows != want {
+		t.Errorf("interval rows add up to %d, last report %d rows, the load wrote %d", rows, last.Rows, want)
+	}
+	if last.Done != last.Total || last.Total != 20_000 {
+		t.Errorf("final report: %d of %d id1s", last.Done, last.Total)
+	}
+	if logs.count("load progress:") == 0 {
+		t.Fatal("no load progress line")
+	}
+	p99 := false
+	for _, p := range got[:len(got)-1] {
+		line := progressLine(p)
+		for _, want := range []string{"% of the id1 range", " rows (", "rows/s", "s elapsed", "; last "} {
+			if !strings.Contains(line, want) {
+				t.Errorf("load progress line %q has no %q", line, want)
+			}
+		}
+		p99 = p99 || strings.Contains(line, "_BULK p99 ")
+	}
+	if !p99 {
+		t.Error("no load progress line has an operation's p99")
+	}
 }

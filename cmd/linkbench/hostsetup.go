@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkbench-go/linkbench/hostmetrics"
@@ -55,7 +57,7 @@ func newHostSource(ctx context.Context, o *options, cfg *linkbench.Config, st *o
 	var datadir string
 	switch {
 	case st.mysql != nil:
-		datadir = h.mysql(ctx, st.mysql.DB(), cfg)
+		datadir = h.mysql(ctx, st.mysql.DB(), cfg, mysqlLocal(o, cfg))
 	case st.pg != nil:
 		datadir = h.postgres(ctx, o, cfg)
 	}
@@ -82,7 +84,7 @@ func newHostSource(ctx context.Context, o *options, cfg *linkbench.Config, st *o
 // mysql reads the server's settings, datadir and pid file, and sets the
 // size function (information_schema, after a memtable flush for ROCKSDB).
 // It returns the datadir if it is on this host.
-func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Config) string {
+func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Config, local bool) string {
 	srv := &results.Server{Settings: map[string]string{}}
 	h.server = srv
 	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('" + strings.Join(mysqlSettings, "','") + "')"
@@ -100,6 +102,11 @@ func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Confi
 	rows.Close()
 	srv.Version = srv.Settings["version"]
 	dbs := databaseNames(cfg)
+	var engine string
+	if db.QueryRowContext(ctx, "SELECT engine FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+		dbs[0], cfg.Store.LinkTable).Scan(&engine) == nil && engine != "" {
+		srv.Settings["table_engine"] = engine // the link table's, when it exists already
+	}
 	rocks := strings.EqualFold(cfg.Store.Engine, "rocksdb") || strings.EqualFold(cfg.Store.Engine, "myrocks") ||
 		strings.EqualFold(srv.Settings["default_storage_engine"], "rocksdb")
 	if rocks {
@@ -126,6 +133,10 @@ func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Confi
 	}
 	dir := srv.Settings["datadir"]
 	if dir == "" {
+		return ""
+	}
+	if !local {
+		h.notes = append(h.notes, "the MySQL server is not on this host (not a loopback address or a socket): give -datadir or -device, and -server-pid, to sample it")
 		return ""
 	}
 	if _, err := os.Stat(dir); err != nil {
@@ -164,6 +175,7 @@ func (h *hostSource) postgres(ctx context.Context, o *options, cfg *linkbench.Co
 			pc.Database = pgstore.DefaultDBName
 		}
 	}
+	local := strings.HasPrefix(pc.Host, "/") || isLoopback(pc.Host)
 	conn, err := pgx.ConnectConfig(ctx, pc)
 	if err != nil {
 		h.notes = append(h.notes, "server settings: cannot connect")
@@ -186,6 +198,10 @@ func (h *hostSource) postgres(ctx context.Context, o *options, cfg *linkbench.Co
 	}
 	dir := srv.Settings["data_directory"]
 	if dir == "" {
+		return ""
+	}
+	if !local {
+		h.notes = append(h.notes, "the PostgreSQL server is not on this host (not a loopback address or a socket): give -datadir or -device, and -server-pid, to sample it")
 		return ""
 	}
 	if _, err := os.Stat(dir); err != nil {
@@ -235,4 +251,34 @@ func dirSize(dir string) (int64, error) {
 		return nil
 	})
 	return n, err
+}
+
+// mysqlLocal reports whether the MySQL server is reached through a unix
+// socket or a loopback address, i.e. runs on this host.
+func mysqlLocal(o *options, cfg *linkbench.Config) bool {
+	if o.dsn == "" {
+		return isLoopback(cfg.Store.Host)
+	}
+	c, err := mysql.ParseDSN(o.dsn)
+	if err != nil {
+		return false
+	}
+	if c.Net == "unix" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		host = c.Addr
+	}
+	return isLoopback(host)
+}
+
+// isLoopback reports whether host names this host: localhost or a
+// loopback address.
+func isLoopback(host string) bool {
+	if host == "" || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

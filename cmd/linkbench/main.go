@@ -10,6 +10,8 @@
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
+//	          [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown]
+//	          [-datadir dir] [-device name] [-server-pid pid]
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
 //	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
@@ -49,6 +51,18 @@
 // every store call of the phases, one per line, in the format LinkBench's
 // calls were logged in (so that a run with -D rng=java can be diffed against
 // the Java benchmark's).
+//
+// At the end of a run the tool prints the load and query tables (ips or
+// tps, the storage device's and the machine's CPU use per insert or
+// request, size, rss, p99s; package results), from host metrics sampled
+// at each phase's start and end and every progressfreq seconds (Linux;
+// -datadir, -device and -server-pid say what to sample, by default a
+// local MySQL or PostgreSQL server's data directory and process). -label
+// names the configuration; -results writes a JSON result file per phase
+// and per-op HDR interval logs; -steps n runs n request phases of maxtime
+// each (tags L1.P16, L2.P16, ...) and -D requesters=1,4,16 sweeps the
+// requesters (P1, P4, ...); -java-percentiles adds LinkBench's
+// bucket-range percentile lines.
 //
 // Before anything is written the tool also refuses a request phase on a
 // store without nodes in [startid1, maxid1) (-r without -l on a graph that

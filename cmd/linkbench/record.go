@@ -32,8 +32,8 @@ type phaseRecorder struct {
 	start     time.Time
 	snaps     []hostmetrics.Snapshot // the first at the start, then one per interval
 	prevSnap  hostmetrics.Snapshot
-	prevRows  int64
 	intervals []results.Interval
+	ends      []time.Time // the intervals' ends
 	logs      map[stats.Op]*hdrLog
 	logErr    error
 }
@@ -61,10 +61,10 @@ func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetri
 func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
 	iv := p.Interval
 	sec := iv.End.Sub(iv.Start).Seconds()
-	ri := results.Interval{T: iv.End.Sub(r.start).Seconds(), Seconds: sec, P99Ms: map[string]float64{}}
+	ri := results.Interval{Seconds: sec, P99Ms: map[string]float64{}} // T is set by finish
+	r.ends = append(r.ends, iv.End)
 	if r.phase == stats.PhaseLoad {
-		ri.Ops = p.Rows - r.prevRows
-		r.prevRows = p.Rows
+		ri.Ops = p.IntervalRows
 	} else {
 		ri.Ops, _ = iv.Requests()
 	}
@@ -145,6 +145,9 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 	f := &results.File{Label: label, Tag: tag, Phase: rep.Phase, Store: storeName, Start: rep.Start,
 		End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
 		Status: rep.Status, Detail: rep.Detail, HDRUnit: rep.Unit, Intervals: r.intervals}
+	for i := range f.Intervals {
+		f.Intervals[i].T = r.ends[i].Sub(rep.Start).Seconds()
+	}
 	if r.src != nil {
 		f.Server = r.src.server
 	}

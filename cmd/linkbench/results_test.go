@@ -118,7 +118,8 @@ func TestMySQLResults(t *testing.T) {
 	if lf.Host == nil || len(lf.Host.Devices) == 0 || lf.Host.ServerPID == 0 {
 		t.Errorf("load host metrics: %+v", lf.Host)
 	}
-	if lf.Server == nil || lf.Server.Version == "" || lf.Server.Settings["datadir"] == "" {
+	if lf.Server == nil || lf.Server.Version == "" || lf.Server.Settings["datadir"] == "" ||
+		!strings.EqualFold(lf.Server.Settings["table_engine"], engine) {
 		t.Errorf("load server: %+v", lf.Server)
 	}
 	if _, ok := lf.Config["password"]; ok {
@@ -141,7 +142,12 @@ func TestMySQLResults(t *testing.T) {
 	// Each request step's HDR logs hold its GET_NODE values.
 	for _, f := range files[1:] {
 		if f.Phase != stats.PhaseRequest || len(f.Intervals) == 0 {
-			t.Errorf("%s: phase %v, %d intervals", f.Tag, f.Phase, len(f.Intervals))
+			t.Fatalf("%s: phase %v, %d intervals", f.Tag, f.Phase, len(f.Intervals))
+		}
+		// The intervals' ends are seconds since the measured window's
+		// start: the last one is its end.
+		if last := f.Intervals[len(f.Intervals)-1]; math.Abs(last.T-f.Seconds) > 0.2 || last.Host == nil {
+			t.Errorf("%s: last interval ends at %.3f s (host %v), the window at %.3f s", f.Tag, last.T, last.Host, f.Seconds)
 		}
 		var op *results.Op
 		for i := range f.Ops {
@@ -218,6 +224,24 @@ func TestStepsAndSweep(t *testing.T) {
 	for _, tag := range []string{"P1", "P2"} {
 		if _, err := results.Read(filepath.Join(dir, "request."+tag+".json")); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+func TestLocalServer(t *testing.T) {
+	for _, c := range []struct {
+		dsn  string
+		want bool
+	}{
+		{"u:p@tcp(127.0.0.1:3306)/", true},
+		{"u:p@tcp(localhost:3307)/", true},
+		{"u:p@tcp([::1]:3306)/", true},
+		{"u:p@unix(/run/mysqld/mysqld.sock)/", true},
+		{"u:p@tcp(10.0.0.5:3306)/", false},
+		{"u:p@tcp(db.example.com:3306)/", false},
+	} {
+		if got := mysqlLocal(&options{dsn: c.dsn}, nil); got != c.want {
+			t.Errorf("mysqlLocal(%s) = %v, want %v", c.dsn, got, c.want)
 		}
 	}
 }
