@@ -1,0 +1,984 @@
+// Package cli is the linkbench command-line tool (cmd/linkbench is a
+// main package calling Main): a build of the tool of your own, with a
+// store of your own registered through store.Register, is
+//
+//	package main
+//
+//	import (
+//		"github.com/linkbench-go/linkbench/cli"
+//		_ "example.com/yourstore" // registers "yourstore" in its init
+//	)
+//
+//	func main() { cli.Main() }
+//
+// and `-store yourstore` then selects it. The tool runs the LinkBench
+// social-graph benchmark: a load phase
+// that builds the graph and a request phase that drives LinkBench's
+// operation mix against it, then prints LinkBench's report.
+//
+// With no arguments it runs both phases on the embedded in-memory store
+// with a graph small enough for a laptop (maxid1 = 100001 and 4 requesters
+// for 30 s; about a minute on 2 cores). The flags are those of the Java
+// benchmark:
+//
+//	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
+//	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
+//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
+//	          [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown]
+//	          [-datadir dir] [-device name] [-server-pid pid]
+//	linkbench -keys
+//	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
+//	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
+//
+// -c names a LinkBench .properties file (its workload_file is read too);
+// -l runs the load phase and -r the request phase (with -c, at least one
+// of them, or -verify, is required, as in LinkBench); -D overrides a key
+// (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
+// phase's latency table as CSV; -csvstream writes per-requester interval
+// statistics every displayfreq seconds; -store selects the store (memory,
+// discard, mysql, postgres, or any other store registered with
+// store.Register: a build of this tool with a file that imports a store's
+// package for its init, import _ "example.com/yourstore", has it; default:
+// the linkstore key if it names one, else memory). -keys lists every configuration key (name, default,
+// allowed values, what it sets) and exits.
+//
+// linkbench compare prints the load and query tables of result files (as
+// written by -results), one row per file in the order given, the label
+// last; -baseline adds, after each table, its rows divided by a baseline
+// row (a row number or a label). linkbench plot draws throughput and each
+// operation's p99 over time, and each operation's latency by percentile,
+// of result files overlaid, to a PNG or SVG file (-o).
+//
+// The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
+// host, port, user and password keys, to the databases dbprefix0.. (dbcount
+// of them); -create-schema creates them and their tables for the engine key
+// (innodb, the default, or rocksdb), -defer-index creates the id1_type
+// index after the load. The postgres store connects with -dsn (a
+// postgres:// URL or keyword/value pairs) or the same keys (port 5432 unless
+// the port key is written out; database linkbench), to the schemas
+// dbprefix0.. of that database (a LinkBench database is a schema);
+// -create-schema and -defer-index work as for mysql, -isolation sets the
+// transaction isolation (read-committed, the default, repeatable-read or
+// serializable) and -dialect the server's dialect (postgres; cockroachdb
+// and yugabytedb are untested). -verify checks, after the phases, that every count
+// equals the visible links. Passwords are never printed. -trace writes
+// every store call of the phases, one per line, in the format LinkBench's
+// calls were logged in (so that a run with -D rng=java can be diffed against
+// the Java benchmark's).
+//
+// At the end of a run the tool prints the load and query tables (ips or
+// tps, the storage device's and the machine's CPU use per insert or
+// request, size, rss, p99s; package results), from host metrics sampled
+// at each phase's start and end and every progressfreq seconds (Linux;
+// -datadir, -device and -server-pid say what to sample, by default a
+// local MySQL or PostgreSQL server's data directory and process). -label
+// names the configuration; -results writes a JSON result file per phase
+// and per-op HDR interval logs; -steps n runs n request phases of maxtime
+// each (tags L1.P16, L2.P16, ...) and -D requesters=1,4,16 sweeps the
+// requesters (P1, P4, ...); -java-percentiles adds LinkBench's
+// bucket-range percentile lines.
+//
+// Before anything is written the tool also refuses a request phase on a
+// store without nodes in [startid1, maxid1) (-r without -l on a graph that
+// was not loaded; allow_empty_store = true allows it), a load into the
+// memory store whose estimated size exceeds the machine's memory (the key
+// memory_limit_mb overrides it), and phases whose sessions (two
+// connections per loader or requester and database) exceed the connections
+// the MySQL server still accepts.
+//
+// Exit status: 0 on success, 2 for a usage or configuration error (one
+// line on standard error naming the flag, key or file:line; nothing is
+// written then), 1 when a phase fails.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
+)
+
+// Main runs the tool with the process's arguments and exits with its
+// status: 0, 1 (a failure while running), 2 (bad input), 130 or 143
+// (interrupted).
+func Main() {
+	os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Run runs the tool with args (without the program name), writing the
+// reports to stdout and the log to stderr, and returns its exit status
+// (see Main); ctx bounds the run.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdout, stderr)
+}
+
+// usageError is a command-line or configuration problem: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// overrides collects repeated -D key=value flags.
+type overrides map[string]string
+
+func (o overrides) String() string { return "" }
+
+func (o overrides) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("-D %q: want key=value", s)
+	}
+	o[strings.TrimSpace(k)] = v
+	return nil
+}
+
+// mainJob is the laptop-sized run of the README: these keys override
+// DefaultConfig when no -c file is given.
+var mainJob = map[string]string{
+	"maxid1":                 "100001",
+	"loaders":                "2",
+	"requesters":             "4",
+	"maxtime":                "30",
+	"requests":               "9223372036854775807", // linkbench.Unlimited: maxtime ends the run
+	"progressfreq":           "10",
+	"load_progress_interval": "2000000",
+	"req_progress_interval":  "1000000",
+}
+
+type options struct {
+	config       string
+	load, req    bool
+	defs         overrides
+	csvStats     string
+	csvStream    string
+	store        string
+	dsn          string
+	createSchema bool
+	deferIndex   bool
+	verify       bool
+	isolation    string
+	dialect      string
+	cpuProfile   string
+	trace        string
+	logFile      string
+	gomaxprocs   int
+	keys         bool
+
+	// Results (issue 9).
+	label       string
+	resultsDir  string
+	steps       int
+	sweep       []int // -D requesters=1,4,16: the request phases' requesters
+	javaPct     bool
+	tableFormat string
+	datadir     string
+	devices     []string
+	serverPID   int
+}
+
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	o := &options{defs: overrides{}}
+	fs := flag.NewFlagSet("linkbench", flag.ContinueOnError)
+	// Errors are reported in one line by run; -h prints the usage.
+	fs.SetOutput(io.Discard)
+	fs.Func("c", "LinkBench `file` (.properties); its workload_file is read too", func(v string) error {
+		if v == "" {
+			return errors.New("empty file name")
+		}
+		o.config = v
+		return nil
+	})
+	fs.StringVar(&o.logFile, "L", "", "write the log (progress, warnings) to `file` instead of standard error")
+	fs.BoolVar(&o.load, "l", false, "run the load phase")
+	fs.BoolVar(&o.req, "r", false, "run the request phase")
+	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
+	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
+	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
+	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else memory)")
+	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
+	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb or rocksdb) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
+	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
+	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")
+	fs.StringVar(&o.dialect, "dialect", "", "postgres store: server dialect, postgres (default), cockroachdb or yugabytedb (the last two untested)")
+	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
+	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
+	fs.StringVar(&o.label, "label", "", "name the configuration measured (engine, server settings) in the result files and tables")
+	fs.StringVar(&o.resultsDir, "results", "", "write a JSON result file per phase and per-op HDR interval logs to `dir` (created if missing)")
+	fs.IntVar(&o.steps, "steps", 1, "run `n` request phases of maxtime each on the same data, tagged L1.P<requesters>, L2..., each with its own result")
+	fs.BoolVar(&o.javaPct, "java-percentiles", false, "also print LinkBench's default bucket-range percentiles ([low,high]ms) per op")
+	fs.StringVar(&o.tableFormat, "table", "text", "format of the load and query tables printed at the end: text, csv or markdown")
+	fs.StringVar(&o.datadir, "datadir", "", "host metrics: the database's data `directory` (its block device and size; default: a local MySQL server's @@datadir, a local PostgreSQL's data_directory)")
+	fs.Func("device", "host metrics: a block `device` holding the database, as in /proc/diskstats (repeatable, or comma-separated)", func(v string) error {
+		for _, d := range strings.Split(v, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				o.devices = append(o.devices, strings.TrimPrefix(d, "/dev/"))
+			}
+		}
+		return nil
+	})
+	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
+	usage := func() {
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
+		fs.PrintDefaults()
+	}
+	// LinkBench also accepts -D glued to its value: -Dkey=value.
+	var norm []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-D") && len(a) > 2 && !strings.HasPrefix(a, "-D=") {
+			norm = append(norm, "-D", a[2:])
+			continue
+		}
+		norm = append(norm, a)
+	}
+	if err := fs.Parse(norm); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			return nil, err
+		}
+		return nil, usageError{fmt.Errorf("%w (run with -h for usage)", err)}
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if o.keys {
+		return o, nil // -keys lists the keys, whatever else was given
+	}
+	if o.steps < 1 {
+		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases >= 1", o.steps)}
+	}
+	switch o.tableFormat {
+	case "text", "csv", "markdown", "md":
+	default:
+		return nil, usageError{fmt.Errorf("-table %q: want text, csv or markdown", o.tableFormat)}
+	}
+	if o.serverPID < 0 {
+		return nil, usageError{fmt.Errorf("-server-pid %d: want a process id >= 1", o.serverPID)}
+	}
+	if o.gomaxprocs < -1 {
+		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
+	}
+	if !o.load && !o.req {
+		switch {
+		case o.verify && (o.config != "" || o.store == "mysql" || o.store == "postgres"):
+			// -verify alone checks an existing database.
+		case o.config != "":
+			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request), or -verify")}
+		default:
+			o.load, o.req = true, true // the main job
+		}
+	}
+	// Output files must differ from each other.
+	seen := map[string]string{}
+	for _, f := range []struct{ flag, path string }{{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream},
+		{"-trace", o.trace}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s %q: %w", f.flag, f.path, err)}
+		}
+		if other, ok := seen[abs]; ok {
+			return nil, usageError{fmt.Errorf("%s and %s name the same file %q", other, f.flag, f.path)}
+		}
+		seen[abs] = f.flag
+	}
+	return o, nil
+}
+
+// buildConfig reads -c's file (with -D and its workload_file) or, without
+// -c, the main job's settings with -D on top (and a workload_file named by
+// -D), as ParseProperties resolves them, the working directory being the
+// last place where relative paths are looked up.
+func buildConfig(o *options) (linkbench.Config, error) {
+	if err := parseSweep(o); err != nil {
+		return linkbench.Config{}, err
+	}
+	defs := o.defs
+	if o.config == "" {
+		defs = overrides{}
+		for k, v := range mainJob {
+			defs[k] = v
+		}
+		for k, v := range o.defs {
+			defs[k] = v
+		}
+	}
+	// Like the Java tool run from a LinkBench checkout, relative paths
+	// (workload_file, data_file, LinkBench's default config/Distribution.dat)
+	// are also looked up in the working directory: the tool says so, the
+	// library never does on its own.
+	wd, err := os.Getwd()
+	if err != nil {
+		return linkbench.Config{}, fmt.Errorf("working directory: %w", err)
+	}
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs, WorkDir: wd})
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	return cfg, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	r := &runner{stdout: stdout, stderr: stderr}
+	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
+		var err error
+		if args[0] == "compare" {
+			err = runCompare(args[1:], stdout, stderr)
+		} else {
+			err = runPlot(args[1:], stderr)
+		}
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case err != nil:
+			return r.fail(err)
+		}
+		return 0
+	}
+	o, err := parseArgs(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return r.fail(err)
+	}
+	if o.keys {
+		if err := writeKeys(stdout); err != nil {
+			return r.fail(err)
+		}
+		return 0
+	}
+	r.o, r.dsn = o, o.dsn
+	cfg, err := buildConfig(o)
+	r.password = cfg.Store.Password
+	if err != nil {
+		return r.fail(err)
+	}
+	r.cfg = &cfg
+	if err := r.check(); err != nil {
+		return r.fail(err)
+	}
+	if o.req && cfg.Requesters == 0 {
+		// As the key's help says: 0 skips the request phase (no report,
+		// no connection check, no loaded-graph check for it).
+		fmt.Fprintln(stdout, "NO REQUEST PHASE CONFIGURED: requesters = 0 skips it.")
+		o.req = false
+		if !o.load && !o.verify {
+			return 0
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r.procsDesc = clientProcs(o.gomaxprocs, r.storeName)
+
+	// From here on the run is interrupted by SIGINT and SIGTERM: the phases
+	// stop and their partial reports are printed, marked INTERRUPTED, and
+	// the tool exits with 128 + the signal's number (130, 143); a second
+	// signal exits at once.
+	ctx, sig, stop := interruptible(ctx, stderr)
+	defer stop()
+	r.sig = sig
+
+	closeLog, err := r.openLog(&code)
+	if err != nil {
+		return r.fail(err)
+	}
+	defer closeLog()
+	st, err := openStore(ctx, r.storeName, o, &cfg)
+	if err != nil {
+		return r.fail(err)
+	}
+	defer st.close()
+	r.st = st
+	if err := r.prepareStore(ctx); err != nil {
+		return r.fail(err)
+	}
+	closeOut, err := r.openOutputs()
+	defer closeOut()
+	if err != nil {
+		return r.fail(err)
+	}
+	r.setupHost(ctx)
+	defer r.host.close()
+	if code, done := r.runPhases(ctx); done {
+		return code
+	}
+	if code, done := r.writeTables(); done {
+		return code
+	}
+	if o.verify {
+		return r.runVerify(ctx)
+	}
+	return 0
+}
+
+// runner is one invocation of the tool: its options, configuration, store
+// and outputs, shared by the steps of run.
+type runner struct {
+	stdout, stderr io.Writer
+	o              *options
+	cfg            *linkbench.Config
+	dsn, password  string // for redaction
+	storeName      string
+	procsDesc      string
+	sig            func() os.Signal
+	st             *openedStore
+	runStore       store.Store
+	csvStats       *os.File
+	host           *hostSource
+	sampler        *hostmetrics.Sampler
+	files          []results.File // the phases' results, in order
+}
+
+// fail prints err in one line, passwords removed, and returns the exit
+// status: 2 for a usage or configuration error, 1 otherwise.
+func (r *runner) fail(err error) int {
+	msg := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(redact(err.Error(), r.dsn, r.password))
+	fmt.Fprintln(r.stderr, "linkbench:", msg)
+	var ue usageError
+	var ce *linkbench.ConfigError
+	if errors.As(err, &ue) || errors.As(err, &ce) || errors.Is(err, linkbench.ErrEmptyStore) {
+		return 2
+	}
+	return 1
+}
+
+// interrupted reports whether a signal stopped the run, and the exit
+// status then; after a load it warns that the graph may be incomplete.
+func (r *runner) interrupted(phase string) (int, bool) {
+	s := r.sig()
+	if s == nil {
+		return 0, false
+	}
+	if phase == "load" {
+		fmt.Fprintln(r.stderr, "linkbench: the load was interrupted: the graph may be incomplete or inconsistent; check it with -verify, or load it again into empty tables")
+	}
+	fmt.Fprintf(r.stderr, "linkbench: interrupted by %v\n", s)
+	return signalStatus(s), true
+}
+
+// check validates the flags against the configuration and the store,
+// before anything is opened or written.
+func (r *runner) check() error {
+	o, cfg := r.o, r.cfg
+	if _, err := cfg.LogLevel(); err != nil {
+		return &linkbench.ConfigError{Key: "debuglevel", Value: cfg.DebugLevel, Reason: err.Error()}
+	}
+	name, err := storeName(o, cfg)
+	if err != nil {
+		return err
+	}
+	r.storeName = name
+	builtin := isBuiltinStore(name)
+	if name != "mysql" && name != "postgres" && (builtin && o.dsn != "" || o.createSchema || o.deferIndex) {
+		return usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)}
+	}
+	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
+		return usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)}
+	}
+	if o.verify && name == "discard" {
+		return usageError{errors.New("-verify: the discard store keeps nothing to verify")}
+	}
+	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
+		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)}
+	}
+	if (o.steps > 1 || len(o.sweep) > 0) && !o.req {
+		return usageError{errors.New("-steps and -D requesters=a,b,... need the request phase (-r)")}
+	}
+	if cfg.Store.DBID != "" && cfg.DBCount > 1 {
+		return usageError{&linkbench.ConfigError{Key: "dbid", Value: cfg.Store.DBID,
+			Reason: "names one database: it cannot be combined with dbcount > 1 (use dbprefix)"}}
+	}
+	// Check everything before writing anything.
+	if err := linkbench.Check(*cfg, o.req); err != nil {
+		return usageError{err}
+	}
+	switch name {
+	case "mysql":
+		if _, err := mysqlOptions(o, cfg); err != nil {
+			return err
+		}
+	case "postgres":
+		if _, err := pgOptions(o, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openLog sets the configuration's logger: -L's file or standard error,
+// passwords removed. A run refused before it starts (exit status 2) leaves
+// no log file it created.
+func (r *runner) openLog(code *int) (func(), error) {
+	level, _ := r.cfg.LogLevel()
+	logOut := r.stderr
+	closeLog := func() {}
+	if name := r.o.logFile; name != "" {
+		_, statErr := os.Stat(name)
+		f, err := os.Create(name)
+		if err != nil {
+			return closeLog, usageError{fmt.Errorf("-L: %w", err)}
+		}
+		closeLog = func() {
+			f.Close()
+			if st, err := os.Stat(name); *code == 2 && errors.Is(statErr, fs.ErrNotExist) && err == nil && st.Size() == 0 {
+				os.Remove(name)
+			}
+		}
+		logOut = f
+	}
+	r.cfg.Logger = slog.New(slog.NewTextHandler(&redactingWriter{w: logOut, dsn: r.dsn, password: r.password},
+		&slog.HandlerOptions{Level: level}))
+	return closeLog, nil
+}
+
+// prepareStore runs the preflight checks, creates the schema if asked, and
+// refuses a load over an existing graph.
+func (r *runner) prepareStore(ctx context.Context) error {
+	o, cfg, st := r.o, r.cfg, r.st
+	if err := preflight(ctx, o, cfg, st); err != nil {
+		return err
+	}
+	if o.createSchema {
+		if err := st.createSchema(ctx, cfg, o.deferIndex); err != nil {
+			return err
+		}
+	}
+	if !o.load {
+		return nil
+	}
+	// LinkBench loads into empty tables: a load over an old graph would
+	// leave its links beside the new counts.
+	db, full, err := st.hasData(ctx, cfg)
+	if err != nil {
+		if missingSchema(err) {
+			err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+		}
+		return err
+	}
+	if full {
+		return usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)}
+	}
+	return nil
+}
+
+// openOutputs opens -csvstats, -csvstream, -cpuprofile and -trace; the
+// function returned closes them (call it even on error).
+func (r *runner) openOutputs() (func(), error) {
+	o, cfg := r.o, r.cfg
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	r.runStore = r.st.Store
+	create := func(flagName, path string) (*os.File, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", flagName, err)}
+		}
+		closers = append(closers, func() { f.Close() })
+		return f, nil
+	}
+	if o.resultsDir != "" {
+		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
+			return closeAll, usageError{fmt.Errorf("-results: %w", err)}
+		}
+	}
+	if o.csvStats != "" {
+		f, err := create("-csvstats", o.csvStats)
+		if err != nil {
+			return closeAll, err
+		}
+		r.csvStats = f
+	}
+	if o.csvStream != "" {
+		f, err := create("-csvstream", o.csvStream)
+		if err != nil {
+			return closeAll, err
+		}
+		if cfg.Stream, err = stats.NewStreamWriter(f); err != nil {
+			return closeAll, err
+		}
+	}
+	if o.cpuProfile != "" {
+		f, err := create("-cpuprofile", o.cpuProfile)
+		if err != nil {
+			return closeAll, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return closeAll, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		closers = append(closers, pprof.StopCPUProfile)
+	}
+	if o.trace != "" {
+		f, err := create("-trace", o.trace)
+		if err != nil {
+			return closeAll, err
+		}
+		tr := linkbench.NewTracer(f)
+		closers = append(closers, func() {
+			if err := tr.Close(); err != nil {
+				fmt.Fprintln(r.stderr, "linkbench: -trace:", err)
+			}
+		})
+		if err := tr.WriteConfig(cfg); err != nil {
+			return closeAll, fmt.Errorf("-trace: %w", err)
+		}
+		r.runStore = tr.Wrap(r.st.Store)
+	}
+	return closeAll, nil
+}
+
+// setupHost finds what the host metrics sample and starts the sampler; on
+// a system without Linux's /proc the results have no host metrics.
+func (r *runner) setupHost(ctx context.Context) {
+	r.host = newHostSource(ctx, r.o, r.cfg, r.st)
+	log := r.cfg.Logger
+	for _, n := range r.host.notes {
+		log.Warn("host metrics: " + n)
+	}
+	s, err := hostmetrics.New(r.host.opts)
+	if err != nil {
+		log.Warn("host metrics: not sampled", "err", err)
+		return
+	}
+	r.sampler = s
+	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID)
+}
+
+// phaseRun is one phase to run: the load, or one request step.
+type phaseRun struct {
+	name  string // load or request
+	phase stats.Phase
+	tag   string
+	cfg   linkbench.Config
+}
+
+// phaseList returns the phases the options ask for: the load, then the
+// request phases, one per requesters value of a sweep and step.
+func (r *runner) phaseList() []phaseRun {
+	var ps []phaseRun
+	if r.o.load {
+		ps = append(ps, phaseRun{name: "load", phase: stats.PhaseLoad, cfg: *r.cfg})
+	}
+	if !r.o.req {
+		return ps
+	}
+	counts := r.o.sweep
+	if len(counts) == 0 {
+		counts = []int{r.cfg.Requesters}
+	}
+	for _, n := range counts {
+		for step := 1; step <= r.o.steps; step++ {
+			c := *r.cfg
+			c.Requesters = n
+			tag := ""
+			switch {
+			case r.o.steps > 1:
+				tag = fmt.Sprintf("L%d.P%d", step, n)
+			case len(r.o.sweep) > 0:
+				tag = fmt.Sprintf("P%d", n)
+			}
+			ps = append(ps, phaseRun{name: "request", phase: stats.PhaseRequest, tag: tag, cfg: c})
+		}
+	}
+	return ps
+}
+
+// runPhases runs the phases, printing each report (and writing its result
+// file); it returns done with the exit status when the run must stop.
+func (r *runner) runPhases(ctx context.Context) (int, bool) {
+	for _, p := range r.phaseList() {
+		rep, f, err := r.runPhase(ctx, p)
+		if rep != nil {
+			if werr := r.writeReport(rep); werr != nil {
+				return r.fail(werr), true
+			}
+		}
+		if f != nil {
+			r.files = append(r.files, *f)
+		}
+		if code, ok := r.interrupted(p.name); ok {
+			return code, true
+		}
+		if err != nil {
+			return r.fail(err), true
+		}
+		if p.phase == stats.PhaseLoad && r.o.deferIndex {
+			if err := r.st.createSecondaryIndex(ctx, r.cfg); err != nil {
+				return r.fail(err), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// runPhase runs one phase with its recorder (host metrics, intervals, HDR
+// logs) and returns its report and result.
+func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *results.File, error) {
+	base := p.name
+	if r.o.label != "" {
+		base = fileSafe(r.o.label) + "." + base
+	}
+	if p.tag != "" {
+		base += "." + p.tag
+	}
+	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base)
+	c := p.cfg
+	c.OnProgress = func(pr linkbench.Progress) { rec.onProgress(ctx, pr) }
+	// Each loader and requester opens its own session (connections)
+	// before the measured window. The sessions the store's own methods
+	// used before (its check at Open, preflight's queries) are idle
+	// through the phase: PostgreSQL's are closed, so that the server
+	// holds only the workers' backends. (MySQL's *sql.DB keeps its idle
+	// connections, which its checks reuse.)
+	if r.st.pg != nil {
+		r.st.pg.CloseIdle()
+	}
+	before := r.st.counters()
+	var rep *stats.Report
+	var err error
+	if p.phase == stats.PhaseLoad {
+		rep, err = linkbench.Load(ctx, c, r.runStore)
+	} else {
+		// preflight checked that the graph is there (or the load put its
+		// nodes there and verified them): Request need not count the
+		// nodes again, which takes seconds on a large SQL table.
+		c.AllowEmptyStore = true
+		rep, err = linkbench.Request(ctx, c, r.runStore)
+	}
+	if rep == nil {
+		return nil, nil, err
+	}
+	head := []stats.KV{{Key: "store", Value: r.st.desc}, {Key: "client", Value: r.procsDesc}}
+	if r.o.label != "" {
+		head = append(head, stats.KV{Key: "label", Value: r.o.label})
+	}
+	if p.tag != "" {
+		head = append(head, stats.KV{Key: "tag", Value: p.tag})
+	}
+	rep.Header = append(head, rep.Header...)
+	rep.Counters = append(rep.Counters, counterDelta(before, r.st.counters())...)
+	f, ferr := rec.finish(context.WithoutCancel(ctx), rep, &c, r.storeName, r.o.label, p.tag)
+	if err == nil {
+		err = ferr
+	}
+	return rep, f, err
+}
+
+// writeReport prints a phase's report (and -csvstats' rows).
+func (r *runner) writeReport(rep *stats.Report) error {
+	if err := rep.WriteText(r.stdout); err != nil {
+		return err
+	}
+	if r.o.javaPct {
+		if err := rep.WriteJavaBuckets(r.stdout); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(r.stdout)
+	if r.csvStats != nil {
+		if err := rep.WriteCSV(r.csvStats, true); err != nil {
+			return fmt.Errorf("-csvstats: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeTables prints the load and query tables of the phases run.
+func (r *runner) writeTables() (int, bool) {
+	if len(r.files) == 0 {
+		return 0, false
+	}
+	if err := results.WriteTables(r.stdout, r.files, results.Format(r.o.tableFormat)); err != nil {
+		return r.fail(err), true
+	}
+	fmt.Fprintln(r.stdout)
+	return 0, false
+}
+
+// runVerify checks the counts after the phases (or alone).
+func (r *runner) runVerify(ctx context.Context) int {
+	if !r.o.load && !r.o.req {
+		fmt.Fprintf(r.stdout, "store: %s\n", r.st.desc)
+	}
+	res, err := linkbench.Verify(ctx, *r.cfg, r.st.Store)
+	if werr := linkbench.WriteVerify(r.stdout, res); werr != nil {
+		return r.fail(werr)
+	}
+	if code, ok := r.interrupted("verify"); ok {
+		return code
+	}
+	if err != nil {
+		return r.fail(err)
+	}
+	return 0
+}
+
+// fileSafe makes a label usable in a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c == '/' || c == '\\' || c == ' ' || c == ':' || c < ' ' {
+			return '_'
+		}
+		return c
+	}, s)
+}
+
+// parseSweep takes a comma-separated -D requesters=1,4,16 as a sweep: one
+// request phase (or -steps phases) per value; the configuration gets the
+// largest, so that connection pools and checks cover every point.
+func parseSweep(o *options) error {
+	v, ok := o.defs["requesters"]
+	if !ok || !strings.Contains(v, ",") {
+		return nil
+	}
+	o.sweep = nil
+	hi := 0
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return usageError{&linkbench.ConfigError{Key: "requesters", Value: v, Reason: "a sweep is a comma-separated list of integers >= 1"}}
+		}
+		o.sweep = append(o.sweep, n)
+		hi = max(hi, n)
+	}
+	o.defs["requesters"] = strconv.Itoa(hi)
+	return nil
+}
+
+// writeKeys lists every configuration key, one per line: name, default
+// ("-" for none, "" for an empty one), what it sets, and its allowed
+// values.
+func writeKeys(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tDEFAULT\tWHAT IT SETS; allowed: VALUES")
+	for _, k := range linkbench.Keys() {
+		def := k.Default
+		switch {
+		case !k.HasDefault:
+			def = "-"
+		case def == "":
+			def = `""`
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s; allowed: %s\n", k.Name, def, k.Doc, k.Allowed)
+	}
+	return tw.Flush()
+}
+
+// exitNow ends the process at a second SIGINT or SIGTERM.
+var exitNow = os.Exit
+
+// interruptible returns ctx cancelled at the first SIGINT or SIGTERM, a
+// function that returns that signal (nil before), and stop, which stops
+// listening. At a second signal the process exits at once with 128 + its
+// number.
+func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func() os.Signal, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-ch:
+			got.Store(s)
+			fmt.Fprintf(stderr, "linkbench: %v: stopping the phase and printing its partial report (a second signal exits at once)\n", s)
+			cancel(fmt.Errorf("interrupted by %v", s))
+			select {
+			case s := <-ch:
+				exitNow(signalStatus(s))
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
+	sig := func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	return ctx, sig, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// signalStatus is the exit status of a process stopped by s: 128 + its
+// number (130 for SIGINT, 143 for SIGTERM).
+func signalStatus(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
+}
+
+// clientProcs sets the client's GOMAXPROCS for -gomaxprocs n and the
+// store, and describes it for the report. With a database server on the
+// same host, a client whose workers mostly wait for replies costs the host
+// less CPU with few Ps: idle Ps look for work (spinning) before they
+// sleep, and every wake-up of a sleeping thread is a system call. auto
+// (-1) therefore takes max(1, CPUs/4) for the database server stores,
+// unless the GOMAXPROCS environment variable is set; the embedded stores
+// keep Go's default, since the client does all the work there.
+func clientProcs(n int, storeName string) string {
+	why := "-gomaxprocs"
+	switch {
+	case n > 0:
+		runtime.GOMAXPROCS(n)
+	case n == 0:
+		runtime.SetDefaultGOMAXPROCS()
+		why = "Go's default"
+	case os.Getenv("GOMAXPROCS") != "":
+		why = "the GOMAXPROCS environment variable"
+	case storeName == "mysql" || storeName == "postgres":
+		runtime.GOMAXPROCS(max(1, runtime.NumCPU()/4))
+		why = fmt.Sprintf("auto for a database server store: max(1, %d CPUs/4)", runtime.NumCPU())
+	default:
+		why = "Go's default for an embedded store"
+	}
+	return fmt.Sprintf("GOMAXPROCS=%d (%s)", runtime.GOMAXPROCS(0), why)
+}
+
+// redactingWriter removes the DSN's password and the password key from
+// everything written through it (the log).
+type redactingWriter struct {
+	w             io.Writer
+	dsn, password string
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	if r.dsn == "" && r.password == "" {
+		return r.w.Write(p)
+	}
+	if _, err := io.WriteString(r.w, redact(string(p), r.dsn, r.password)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
