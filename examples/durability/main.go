@@ -21,7 +21,13 @@
 // per commit, the binary log group-commit ratio (from SHOW GLOBAL STATUS)
 // and the time the replica took, after the master's end, to reach the
 // master's GTID position. The servers are stopped and their directories
-// removed after each cell, also on SIGINT or SIGTERM.
+// removed after each cell, also on SIGINT, SIGTERM, SIGHUP or a closed
+// output (EPIPE; SIGPIPE is ignored); an interrupted run prints the cells
+// that finished, then "INTERRUPTED: N of M cells measured", and exits with
+// 128 plus the signal's number. With -results DIR each measured cell also
+// gets a result file (package results). Each server needs about 1.2 GB of
+// disk under -tmpdir, which must be a real disk: on tmpfs (warned about)
+// fsyncs cost nothing.
 //
 // The option sets are those of a published experiment: every server has
 // --binlog-format=row --transaction-isolation=READ-COMMITTED
@@ -47,6 +53,7 @@
 //	go run ./examples/durability [-transactions 5000,400000] [-engines innodb,rocksdb,tokudb]
 //	    [-binlog off,on] [-durability worst,best] [-replica none,one] [-requesters 4]
 //	    [-maxid1 10001] [-mix addlink=..,updatelink=..] [-sysbench] [-mariadbd PATH]
+//	    [-tmpdir DIR] [-results DIR] [-catchup-timeout 10m]
 package main
 
 import (
@@ -196,7 +203,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.sysbenchTableSize, "sysbench-table-size", 100000, "rows of sysbench's table")
 	fs.StringVar(&o.mariadbd, "mariadbd", "", "`path` of mariadbd (default: from PATH or /usr/sbin)")
 	fs.StringVar(&o.tmpdir, "tmpdir", "", "`directory` for the servers' temporary directory, on a real disk: about 1.2 GB per server (default: $TMPDIR or /tmp)")
-	fs.StringVar(&o.resultsDir, "results", "", "`directory` for one result file per measured cell (created if missing; read them with linkbench report)")
+	fs.StringVar(&o.resultsDir, "results", "", "`directory` for one result file per measured cell (created if missing; linkbench compare reads them)")
 	fs.DurationVar(&o.catchUpTimeout, "catchup-timeout", 10*time.Minute, "longest wait for a replica to catch up (> 0)")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
