@@ -25,7 +25,7 @@
 // output (EPIPE; SIGPIPE is ignored); an interrupted run prints the cells
 // that finished, then "INTERRUPTED: N of M cells measured", and exits with
 // 128 plus the signal's number. With -results DIR each measured cell also
-// gets a result file (package results). Each server needs about 1.2 GB of
+// gets a result file (package results). Each server needs about 1.25 GB of
 // disk under -tmpdir, which must be a real disk: on tmpfs (warned about)
 // fsyncs cost nothing.
 //
