@@ -190,6 +190,11 @@ type result struct {
 	// counts of the three tables (link, count, node) on each.
 	MasterGTID, ReplicaGTID string
 	MasterRows, ReplicaRows [3]int64
+
+	// report and cfg are linkbench's request report and configuration
+	// (nil and zero for sysbench), for the cell's result file.
+	report *stats.Report
+	cfg    linkbench.Config
 }
 
 // fsyncs returns the fsyncs the cell counted: InnoDB's (Innodb_data_fsyncs:
@@ -365,6 +370,7 @@ func (e *runEnv) linkbench(ctx context.Context, c cell, res *result, master, rep
 		return err
 	}
 	res.Delta = deltas(before, after)
+	res.report, res.cfg = rep, cfg
 	res.Elapsed = rep.Elapsed
 	res.Transactions = rep.Request.Requests
 	res.Commits = res.Delta["com_commit"]

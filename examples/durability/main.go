@@ -21,7 +21,13 @@
 // per commit, the binary log group-commit ratio (from SHOW GLOBAL STATUS)
 // and the time the replica took, after the master's end, to reach the
 // master's GTID position. The servers are stopped and their directories
-// removed after each cell, also on SIGINT or SIGTERM.
+// removed after each cell, also on SIGINT, SIGTERM, SIGHUP or a closed
+// output (EPIPE; SIGPIPE is ignored); an interrupted run prints the cells
+// that finished, then "INTERRUPTED: N of M cells measured", and exits with
+// 128 plus the signal's number. With -results DIR each measured cell also
+// gets a result file (package results). Each server needs about 1.25 GB of
+// disk under -tmpdir, which must be a real disk: on tmpfs (warned about)
+// fsyncs cost nothing.
 //
 // The option sets are those of a published experiment: every server has
 // --binlog-format=row --transaction-isolation=READ-COMMITTED
@@ -47,6 +53,7 @@
 //	go run ./examples/durability [-transactions 5000,400000] [-engines innodb,rocksdb,tokudb]
 //	    [-binlog off,on] [-durability worst,best] [-replica none,one] [-requesters 4]
 //	    [-maxid1 10001] [-mix addlink=..,updatelink=..] [-sysbench] [-mariadbd PATH]
+//	    [-tmpdir DIR] [-results DIR] [-catchup-timeout 10m]
 package main
 
 import (
@@ -59,6 +66,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -68,10 +77,45 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE ignored: a write to a closed pipe (durability 2>&1 | head -3)
+	// returns EPIPE, which run treats as an interruption, instead of
+	// killing the tool with its servers running and datadirs in place.
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			cancel(interrupted{s})
+		}
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
+	cancel(nil)
 	os.Exit(code)
+}
+
+// interrupted is the cause of a run's end by a signal (SIGINT, SIGTERM,
+// SIGHUP) or by a closed output (SIGPIPE); the exit status is 128 plus the
+// signal's number.
+type interrupted struct{ sig syscall.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
+
+// pipeWatch passes writes on to w; a write that fails with EPIPE (the
+// reader went away) cancels the run, as SIGPIPE would have without its
+// servers being stopped.
+type pipeWatch struct {
+	w      io.Writer
+	cancel context.CancelCauseFunc
+}
+
+func (p pipeWatch) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.cancel(interrupted{syscall.SIGPIPE})
+	}
+	return n, err
 }
 
 // options are the command line's settings.
@@ -84,12 +128,26 @@ type options struct {
 	sysbench                                 string // path of sysbench; "" without -sysbench
 	sysbenchTableSize                        int
 	mariadbd                                 string
-	tmpdir                                   string
+	tmpdir                                   string // absolute; "" for os.TempDir()
+	tmpfs                                    bool   // the temporary directory is on tmpfs
+	resultsDir                               string // -results; "" for no result files
 	catchUpTimeout                           time.Duration
 }
 
 // usageError is a bad command line (exit status 2).
 type usageError struct{ error }
+
+// Unwrap returns the error, so that errors.Is(err, flag.ErrHelp) sees -h.
+func (u usageError) Unwrap() error { return u.error }
+
+// tmpfsMagic is statfs's f_type of a tmpfs file system (TMPFS_MAGIC).
+const tmpfsMagic = 0x01021994
+
+// onTmpfs reports whether dir is on a tmpfs file system.
+func onTmpfs(dir string) bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(dir, &st) == nil && int64(st.Type) == tmpfsMagic
+}
 
 // writeOps are the mix keys of the request operations that write.
 var writeOps = []string{"addlink", "deletelink", "updatelink", "addnode", "updatenode", "deletenode"}
@@ -113,6 +171,9 @@ func parseList(flagName, v string, allowed ...string) ([]string, error) {
 		found := false
 		for _, a := range allowed {
 			if strings.EqualFold(s, a) {
+				if slices.Contains(out, a) {
+					return nil, fmt.Errorf("-%s %q: %q is listed twice", flagName, v, a)
+				}
 				out, found = append(out, a), true
 				break
 			}
@@ -132,7 +193,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	binlogs := fs.String("binlog", "off,on", "binary log settings: off, on")
 	durs := fs.String("durability", "worst,best", "durability option sets: worst, best")
 	reps := fs.String("replica", "none,one", "replicas: none, one (one needs binlog on)")
-	tx := fs.String("transactions", "5000,400000", "write transactions per cell: `N` for every cell, or WORST,BEST (the published run: 5000,400000)")
+	tx := fs.String("transactions", "5000,400000", "write transactions per cell: `N` for every cell, or WORST,BEST (the published run: 5000,400000); rounded up to a multiple of -requesters, and the table shows the number done")
 	fs.IntVar(&o.requesters, "requesters", 4, "requesters (client threads)")
 	fs.IntVar(&o.loaders, "loaders", 2, "loaders of the pre-loaded graph")
 	fs.Int64Var(&o.maxID1, "maxid1", 10001, "maxid1 of the pre-loaded graph (nodes 1..maxid1-1)")
@@ -141,8 +202,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	sb := fs.Bool("sysbench", false, "also run sysbench oltp_write_only in each cell (needs sysbench installed)")
 	fs.IntVar(&o.sysbenchTableSize, "sysbench-table-size", 100000, "rows of sysbench's table")
 	fs.StringVar(&o.mariadbd, "mariadbd", "", "`path` of mariadbd (default: from PATH or /usr/sbin)")
-	fs.StringVar(&o.tmpdir, "tmpdir", "", "`directory` for the servers' temporary directory (default: $TMPDIR or /tmp)")
-	fs.DurationVar(&o.catchUpTimeout, "catchup-timeout", 10*time.Minute, "longest wait for a replica to catch up")
+	fs.StringVar(&o.tmpdir, "tmpdir", "", "`directory` for the servers' temporary directory, on a real disk: about 1.2 GB per server (default: $TMPDIR or /tmp)")
+	fs.StringVar(&o.resultsDir, "results", "", "`directory` for one result file per measured cell (created if missing; linkbench compare reads them)")
+	fs.DurationVar(&o.catchUpTimeout, "catchup-timeout", 10*time.Minute, "longest wait for a replica to catch up (> 0)")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
@@ -178,6 +240,30 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	o.worstTx, o.bestTx = n[0], n[1]
 	if o.requesters < 1 || o.loaders < 1 || o.linksPerNode < 1 {
 		return nil, usageError{errors.New("-requesters, -loaders and -links-per-node: want >= 1")}
+	}
+	if o.catchUpTimeout <= 0 {
+		return nil, usageError{fmt.Errorf("-catchup-timeout %v: want > 0", o.catchUpTimeout)}
+	}
+	if o.tmpdir != "" {
+		if o.tmpdir, err = filepath.Abs(o.tmpdir); err != nil {
+			return nil, usageError{fmt.Errorf("-tmpdir: %w", err)}
+		}
+		if st, err := os.Stat(o.tmpdir); err != nil || !st.IsDir() {
+			return nil, usageError{fmt.Errorf("-tmpdir %q: not an existing directory", o.tmpdir)}
+		}
+	}
+	tmp := o.tmpdir
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	o.tmpfs = onTmpfs(tmp)
+	if o.resultsDir != "" {
+		if o.resultsDir, err = filepath.Abs(o.resultsDir); err != nil {
+			return nil, usageError{fmt.Errorf("-results: %w", err)}
+		}
+		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
+			return nil, usageError{fmt.Errorf("-results %q: %w", o.resultsDir, err)}
+		}
 	}
 	if o.sysbenchTableSize < 1 {
 		return nil, usageError{errors.New("-sysbench-table-size: want >= 1")}
@@ -234,6 +320,14 @@ func (o *options) transactions(durability string) int64 {
 	return o.bestTx
 }
 
+// transactionsDone returns the number of write transactions a cell with
+// the given durability does: -transactions rounded up to a multiple of
+// -requesters (each requester does the same number).
+func (o *options) transactionsDone(durability string) int64 {
+	cfg := o.config(durability)
+	return cfg.Requests * int64(cfg.Requesters)
+}
+
 // config returns the LinkBench configuration of a cell with the given
 // durability: the shipped workload, the small pre-loaded graph, the write
 // mix, fixed seeds (every cell does the same operations) and the
@@ -286,8 +380,12 @@ func skipReason(c cell, version string) string {
 }
 
 // run is the tool: it returns the exit status (0, 1 when a cell failed, 2
-// for a bad command line, 130 when interrupted).
+// for a bad command line, 128+n when interrupted by signal n: 130 for
+// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 141 for a closed output).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stdout, stderr = pipeWatch{stdout, cancel}, pipeWatch{stderr, cancel}
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -296,13 +394,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "durability:", err)
 		return 2
 	}
+	if o.tmpfs {
+		fmt.Fprintln(stderr, "durability: warning:", tmpfsNote(o))
+	}
 	results, err := runMatrix(ctx, o, func(f string, a ...any) {
 		fmt.Fprintf(stderr, "durability: "+f+"\n", a...)
 	})
 	writeTable(stdout, o, results)
 	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "durability: interrupted; servers stopped and temporary directories removed")
-		return 130
+		fmt.Fprintf(stdout, "INTERRUPTED: %d of %d cells measured\n", measured(results), runnable(o))
+		code := 130
+		var in interrupted
+		if errors.As(context.Cause(ctx), &in) {
+			code = 128 + int(in.sig)
+		}
+		fmt.Fprintf(stderr, "durability: %v; servers stopped and temporary directories removed\n", context.Cause(ctx))
+		return code
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "durability:", err)
@@ -316,9 +423,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// tmpfsNote says that the servers' directory is on tmpfs.
+func tmpfsNote(o *options) string {
+	dir := o.tmpdir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return fmt.Sprintf("the temporary directory %s is on tmpfs, where fsync costs nothing: fsync costs are not measured (use -tmpdir on a real disk)", dir)
+}
+
+// runnable returns the number of cells of o's matrix that are measured
+// (not TokuDB's, not a replica without a binary log).
+func runnable(o *options) int {
+	n := 0
+	for _, c := range o.cells() {
+		if skipReason(c, "") == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// measured returns the number of cells whose LinkBench transactions were
+// measured without error.
+func measured(results []result) int {
+	n := 0
+	for _, r := range results {
+		if r.Workload == "linkbench" && r.Skip == "" && r.Err == nil && r.Elapsed > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // runMatrix runs every cell of o and returns their results, in order;
 // the error is one that stopped the whole run (no MariaDB, no temporary
-// directory). Cells not run (interrupted) are absent.
+// directory). When the run is interrupted, the results hold the cells
+// that finished before (a cell that finished measuring is kept even when
+// the signal came while its servers stopped); the others are absent.
+// With o.resultsDir, each measured cell's result file is written as soon
+// as the cell is done.
 func runMatrix(ctx context.Context, o *options, logf func(string, ...any)) ([]result, error) {
 	bin, err := findBinaries(o.mariadbd)
 	if err != nil {
@@ -352,15 +496,30 @@ func runMatrix(ctx context.Context, o *options, logf func(string, ...any)) ([]re
 		start := time.Now()
 		rs := env.runCell(ctx, c, logf)
 		if ctx.Err() != nil {
-			break
+			// Keep what finished measuring; drop what the signal cut short.
+			rs = slices.DeleteFunc(rs, func(r result) bool { return r.Err != nil || r.Elapsed == 0 })
 		}
-		for _, r := range rs {
+		for i := range rs {
+			r := &rs[i]
 			if r.Err != nil {
 				logf("%s: %s FAILED: %v", c, r.Workload, r.Err)
+				continue
+			}
+			if o.resultsDir != "" && r.report != nil {
+				path := filepath.Join(o.resultsDir, r.fileName())
+				if err := writeResultFile(path, o, r, version); err != nil {
+					r.Err = err
+					logf("%s: %v", c, err)
+				} else {
+					logf("%s: wrote %s", c, path)
+				}
 			}
 		}
-		logf("%s: done in %.1f s", c, time.Since(start).Seconds())
 		results = append(results, rs...)
+		if ctx.Err() != nil {
+			break
+		}
+		logf("%s: done in %.1f s", c, time.Since(start).Seconds())
 	}
 	return results, nil
 }

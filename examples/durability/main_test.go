@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats"
 )
 
 // TestMain lets a test run the tool in a child process (the test binary
@@ -88,7 +92,8 @@ func checkVars(t *testing.T, c cell, role string, got map[string]string) {
 func TestCISizedRun(t *testing.T) {
 	needMariaDB(t)
 	tmp := t.TempDir()
-	o, err := parseOptions([]string{"-transactions", "500", "-maxid1", "2001", "-tmpdir", tmp}, os.Stderr)
+	resDir := filepath.Join(t.TempDir(), "results")
+	o, err := parseOptions([]string{"-transactions", "500", "-maxid1", "2001", "-tmpdir", tmp, "-results", resDir}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +177,7 @@ func TestCISizedRun(t *testing.T) {
 	if ran != 12 {
 		t.Errorf("%d cells ran, want 12", ran)
 	}
+	checkResultFiles(t, resDir, results)
 	// The text: a row per cell with measured values.
 	for _, r := range results {
 		c := r.Cell
@@ -191,6 +197,54 @@ func TestCISizedRun(t *testing.T) {
 		}
 	}
 	checkNothingLeft(t, tmp, nil)
+}
+
+// checkResultFiles checks that dir holds one result file per measured
+// cell of rs, and nothing else, that results.Read reads each back, and
+// that each holds its cell's label, options, version and counters.
+func checkResultFiles(t *testing.T, dir string, rs []result) {
+	t.Helper()
+	want := 0
+	for _, r := range rs {
+		if r.Workload != "linkbench" || r.Skip != "" || r.Err != nil {
+			continue
+		}
+		want++
+		f, err := results.Read(filepath.Join(dir, r.fileName()))
+		if err != nil {
+			t.Errorf("%s: %v", r.Cell, err)
+			continue
+		}
+		c := r.Cell
+		if f.Label != c.label() || !strings.HasPrefix(f.Label, c.Engine+"/binlog="+onOff(c.Binlog)+"/"+c.Durability+"/replica="+noneOne(c.Replica)) {
+			t.Errorf("%s: label %q", c, f.Label)
+		}
+		if f.Phase != stats.PhaseRequest || f.Requests != r.Transactions || f.Seconds <= 0 || len(f.Ops) == 0 || f.Threads != 4 {
+			t.Errorf("%s: phase %v, %d requests (want %d), %g s, %d ops, %d threads", c, f.Phase, f.Requests, r.Transactions, f.Seconds, len(f.Ops), f.Threads)
+		}
+		if f.Server == nil || !strings.HasPrefix(f.Server.Version, "10.") || f.Server.Settings["sync_binlog"] != r.MasterVars["sync_binlog"] ||
+			f.Server.Settings["innodb_flush_log_at_trx_commit"] != r.MasterVars["innodb_flush_log_at_trx_commit"] {
+			t.Errorf("%s: server %+v", c, f.Server)
+		} else if c.Replica && f.Server.Settings["replica.server_id"] != "2" {
+			t.Errorf("%s: replica settings missing: %v", c, f.Server.Settings)
+		}
+		if f.Config["durability.durability"] != c.Durability || f.Config["requesters"] != "4" {
+			t.Errorf("%s: config durability %q, requesters %q", c, f.Config["durability.durability"], f.Config["requesters"])
+		}
+		if f.Counters["commits"] != r.Commits || f.Counters["com_commit"] != r.Delta["com_commit"] || f.Counters["binlog_group_commits"] != r.Delta["binlog_group_commits"] {
+			t.Errorf("%s: counters %v", c, f.Counters)
+		}
+		if c.Replica && f.Counters["replica_catchup_us"] != r.CatchUp.Microseconds() {
+			t.Errorf("%s: replica_catchup_us %d, want %d", c, f.Counters["replica_catchup_us"], r.CatchUp.Microseconds())
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != want {
+		t.Errorf("%d files in -results, want %d (one per measured cell)", len(ents), want)
+	}
 }
 
 // mariadbdUnder returns the pids and ports of the mariadbd processes
@@ -310,7 +364,7 @@ func TestSIGINT(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("no exit 90 s after SIGINT:\n%s", stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "interrupted; servers stopped") {
+	if !strings.Contains(stderr.String(), "interrupted by interrupt; servers stopped") {
 		t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
 	}
 	for _, p := range pids {
@@ -369,6 +423,11 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"-mix", "addlink=50,updatelink=40"}, `sum to 90, want 100`},
 		{[]string{"-requesters", "0"}, `-requesters`},
 		{[]string{"-maxid1", "1"}, `maxid1`},
+		{[]string{"-catchup-timeout", "0s"}, `-catchup-timeout 0s: want > 0`},
+		{[]string{"-catchup-timeout", "-1m"}, `-catchup-timeout -1m0s: want > 0`},
+		{[]string{"-engines", "INNODB,innodb"}, `-engines "INNODB,innodb": "InnoDB" is listed twice`},
+		{[]string{"-replica", "none,one,none"}, `"none" is listed twice`},
+		{[]string{"-tmpdir", "/nonexistent-durability-dir"}, `-tmpdir "/nonexistent-durability-dir": not an existing directory`},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), c.args, &bytes.Buffer{}, &stderr); code != 2 {
@@ -377,6 +436,52 @@ func TestBadCommandLine(t *testing.T) {
 		if !strings.Contains(stderr.String(), c.want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
 			t.Errorf("%v: stderr %q, want one line with %q", c.args, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestHelp: -h prints the usage and exits 0.
+func TestHelp(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &bytes.Buffer{}, &stderr); code != 0 {
+		t.Errorf("-h: exit %d, want 0", code)
+	}
+	if !strings.Contains(stderr.String(), "-catchup-timeout") || !strings.Contains(stderr.String(), "-results") {
+		t.Errorf("-h: no usage:\n%s", stderr.String())
+	}
+}
+
+// TestTmpdir: a relative -tmpdir is made absolute; one on tmpfs is
+// flagged, on stderr and in the table.
+func TestTmpdir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("rel", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseOptions([]string{"-tmpdir", "rel"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if o.tmpdir != filepath.Join(wd, "rel") {
+		t.Errorf("-tmpdir rel: %q, want %q", o.tmpdir, filepath.Join(wd, "rel"))
+	}
+	if !onTmpfs("/dev/shm") {
+		t.Skip("/dev/shm is not tmpfs here")
+	}
+	if onTmpfs("/proc") {
+		t.Error("onTmpfs(/proc) = true")
+	}
+	o, err = parseOptions([]string{"-tmpdir", "/dev/shm"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.tmpfs {
+		t.Fatal("-tmpdir /dev/shm: not seen as tmpfs")
+	}
+	var out bytes.Buffer
+	writeTable(&out, o, []result{{Cell: cell{Engine: engineInnoDB, Durability: "worst"}, Workload: "linkbench", Transactions: 8, Elapsed: time.Second, Commits: 8}})
+	if !strings.Contains(out.String(), "NOTE: the temporary directory /dev/shm is on tmpfs") || !strings.Contains(out.String(), "fsync costs are not measured") {
+		t.Errorf("no tmpfs note in the table:\n%s", out.String())
 	}
 }
 
@@ -392,6 +497,18 @@ func TestOptions(t *testing.T) {
 	}
 	if cfg := o.config("best"); cfg.Requests != 100000 || cfg.Requesters != 4 || cfg.Mix.AddLink != 60 || cfg.Mix.DeleteNode != 10 || cfg.Mix.GetNode != 0 {
 		t.Errorf("config: %d requests x %d, mix %+v", cfg.Requests, cfg.Requesters, cfg.Mix)
+	}
+	o, err = parseOptions([]string{"-transactions", "5001,10", "-requesters", "4"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, b := o.transactionsDone("worst"), o.transactionsDone("best"); w != 5004 || b != 12 {
+		t.Errorf("transactions done %d, %d, want 5004, 12 (rounded up to a multiple of 4 requesters)", w, b)
+	}
+	var out bytes.Buffer
+	writeSideBySide(&out, o, []result{{Cell: cell{Engine: engineInnoDB, Durability: "worst"}, Workload: "linkbench", Transactions: 5004, Elapsed: time.Second}})
+	if !strings.Contains(out.String(), "worst (5004 tx)") {
+		t.Errorf("side-by-side header does not show the 5004 transactions done:\n%s", out.String())
 	}
 	m := defaultMix()
 	if s := m.Sum(); s < 100-1e-9 || s > 100+1e-9 || m.GetNode != 0 || m.AddLink <= m.UpdateLink {
@@ -437,4 +554,135 @@ func TestGTIDs(t *testing.T) {
 	if _, err := parseGTIDs("0-1"); err == nil {
 		t.Error("parseGTIDs(0-1): no error")
 	}
+}
+
+// TestSIGHUP: a hangup after the first of two cells was measured stops
+// the second cell's server, removes the temporary directory and exits with
+// 129; stdout keeps the first cell's row (and its result file is written)
+// and says the table is partial.
+func TestSIGHUP(t *testing.T) {
+	needMariaDB(t)
+	tmp := t.TempDir()
+	resDir := filepath.Join(t.TempDir(), "results")
+	var stdout, stderr syncBuffer
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "-engines", "innodb", "-binlog", "off", "-durability", "worst,best",
+		"-replica", "none", "-transactions", "200,400000", "-maxid1", "2001", "-tmpdir", tmp, "-results", resDir)
+	cmd.Env = append(os.Environ(), "DURABILITY_TEST_CHILD=1")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "InnoDB binlog=off best replica=none: loaded") {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the run did not get to its second cell:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	pids, ports := mariadbdUnder(tmp)
+	if len(pids) != 1 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("want one mariadbd running, found %v", pids)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 129 {
+			t.Errorf("exit: %v, want status 129\nstderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("no exit 90 s after SIGHUP:\n%s", stderr.String())
+	}
+	out := stdout.String()
+	t.Logf("stdout:\n%s", out)
+	if !strings.Contains(out, "INTERRUPTED: 1 of 2 cells measured") {
+		t.Errorf("stdout does not say 1 of 2 cells measured:\n%s", out)
+	}
+	first := false
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 8 && strings.Join(f[:6], " ") == "InnoDB off worst none linkbench 200" && f[6] != "-" {
+			first = true
+		}
+	}
+	if !first {
+		t.Errorf("no measured row of the first cell:\n%s", out)
+	}
+	if _, err := results.Read(filepath.Join(resDir, "innodb.binlog-off.worst.replica-none.json")); err != nil {
+		t.Errorf("the first cell's result file: %v", err)
+	}
+	if ents, _ := os.ReadDir(resDir); len(ents) != 1 {
+		t.Errorf("%d result files, want 1", len(ents))
+	}
+	for _, p := range pids {
+		if err := syscall.Kill(p, 0); err == nil {
+			t.Errorf("mariadbd %d still exists", p)
+		}
+	}
+	checkNothingLeft(t, tmp, ports)
+}
+
+// TestClosedOutput: the reader of the tool's stderr going away (as with
+// durability 2>&1 | head -3) is an interruption like SIGPIPE's: the tool
+// stops its server, removes its temporary directory and exits with 141.
+func TestClosedOutput(t *testing.T) {
+	needMariaDB(t)
+	tmp := t.TempDir()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout syncBuffer
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "-engines", "innodb", "-binlog", "off", "-durability", "best",
+		"-replica", "none", "-transactions", "400000", "-maxid1", "2001", "-tmpdir", tmp)
+	cmd.Env = append(os.Environ(), "DURABILITY_TEST_CHILD=1")
+	cmd.Stdout, cmd.Stderr = &stdout, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Read up to the servers' start, then go away.
+	sc := bufio.NewScanner(pr)
+	var seen []string
+	var pids []int
+	var ports []int
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.Contains(sc.Text(), "servers up") {
+			pids, ports = mariadbdUnder(tmp)
+			break
+		}
+	}
+	pr.Close()
+	if len(pids) != 1 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("want one mariadbd running at \"servers up\", found %v; stderr:\n%s", pids, strings.Join(seen, "\n"))
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 141 {
+			t.Errorf("exit: %v, want status 141 (128 + SIGPIPE)", err)
+		}
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("no exit 90 s after its stderr was closed")
+	}
+	if !strings.Contains(stdout.String(), "INTERRUPTED: 0 of 1 cells measured") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	for _, p := range pids {
+		if err := syscall.Kill(p, 0); err == nil {
+			t.Errorf("mariadbd %d still exists", p)
+		}
+	}
+	checkNothingLeft(t, tmp, ports)
 }

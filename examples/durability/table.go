@@ -56,6 +56,9 @@ func writeTable(w io.Writer, o *options, results []result) {
 	fmt.Fprintln(w, "fsync/commit = innodb (Innodb_data_fsyncs: redo log and data files) + rocksdb_wal (Rocksdb_wal_synced) + binlog_sync")
 	fmt.Fprintln(w, "  (Binlog_group_commits when sync_binlog=1: MariaDB counts no binlog fsyncs), per commit (Com_commit + autocommit node writes);")
 	fmt.Fprintln(w, "  group_commit = Binlog_commits / Binlog_group_commits; catchup_s = replica at the master's GTID position, after the master's end.")
+	if o.tmpfs {
+		fmt.Fprintln(w, "NOTE:", tmpfsNote(o))
+	}
 	for _, f := range failures {
 		fmt.Fprintln(w, f)
 	}
@@ -93,7 +96,7 @@ func writeSideBySide(w io.Writer, o *options, results []result) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "\t"+strings.Join(o.engines, "\t")+"\t")
 		for _, d := range o.durabilities {
-			row := []string{fmt.Sprintf("%s (%d tx)", d, o.transactions(d))}
+			row := []string{fmt.Sprintf("%s (%d tx)", d, o.transactionsDone(d))}
 			for _, e := range o.engines {
 				v := "-"
 				for _, r := range results {
