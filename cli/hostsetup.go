@@ -154,6 +154,10 @@ func (h *hostSource) mysql(ctx context.Context, db *sql.DB, cfg *linkbench.Confi
 	return dir
 }
 
+// hostMetricsApp is the application_name of the connection that reads a
+// PostgreSQL server's settings and size.
+const hostMetricsApp = "linkbench-hostmetrics"
+
 // postgres reads the server's settings over a connection of its own, its
 // data directory and postmaster.pid, and sets the size function
 // (pg_database_size). It returns the data directory.
@@ -176,6 +180,11 @@ func (h *hostSource) postgres(ctx context.Context, o *options, cfg *linkbench.Co
 		}
 	}
 	local := strings.HasPrefix(pc.Host, "/") || isLoopback(pc.Host)
+	// Named, so that it is told apart from the workers' backends.
+	if pc.RuntimeParams == nil {
+		pc.RuntimeParams = map[string]string{}
+	}
+	pc.RuntimeParams["application_name"] = hostMetricsApp
 	conn, err := pgx.ConnectConfig(ctx, pc)
 	if err != nil {
 		h.notes = append(h.notes, "server settings: cannot connect")
