@@ -158,6 +158,23 @@ func TestMySQLResults(t *testing.T) {
 		if op == nil || op.HDRLog == "" {
 			t.Fatalf("%s: no GET_NODE HDR log", f.Tag)
 		}
+		checkHDRLogs(t, dir, f)
+	}
+}
+
+// checkHDRLogs fails t unless every op of f with values has an HDR
+// interval log whose values add up to the op's count in the report, and
+// the last interval is not a short tail (under half the one before it).
+func checkHDRLogs(t *testing.T, dir string, f results.File) {
+	t.Helper()
+	for _, op := range f.Ops {
+		if op.Sizes != nil || op.Count == 0 {
+			continue
+		}
+		if op.HDRLog == "" {
+			t.Errorf("%s %s: %s has %d values and no HDR log", f.Phase, f.Tag, op.Name, op.Count)
+			continue
+		}
 		lf, err := os.Open(filepath.Join(dir, op.HDRLog))
 		if err != nil {
 			t.Fatal(err)
@@ -175,12 +192,12 @@ func TestMySQLResults(t *testing.T) {
 			n += h.TotalCount()
 		}
 		lf.Close()
-		// The interval logs hold what the requesters had handed to the
-		// collector at each progress report: at the end, a few values
-		// still queued in a requester's recorder are in the report only.
-		if lo := (op.Successes + op.Misses) * 9 / 10; n < lo || n > op.Count {
-			t.Errorf("%s: %d values in the HDR log, want %d..%d", op.HDRLog, n, lo, op.Count)
+		if n != op.Count {
+			t.Errorf("%s: %d values in the HDR log, the report counts %d", op.HDRLog, n, op.Count)
 		}
+	}
+	if k := len(f.Intervals); k > 1 && f.Intervals[k-1].Seconds < f.Intervals[k-2].Seconds/2 {
+		t.Errorf("%s %s: the last interval lasts %.3f s, the one before %.3f s", f.Phase, f.Tag, f.Intervals[k-1].Seconds, f.Intervals[k-2].Seconds)
 	}
 }
 
@@ -208,8 +225,17 @@ func TestStepsAndSweep(t *testing.T) {
 			t.Errorf("no query table CSV row for %s:\n%s", tag, out)
 		}
 	}
-	if _, err := results.Read(filepath.Join(dir, "mem.load.json")); err != nil {
-		t.Error(err)
+	lf, err := results.Read(filepath.Join(dir, "mem.load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHDRLogs(t, dir, *lf)
+	for _, tag := range []string{"L1.P1", "L2.P2"} {
+		f, err := results.Read(filepath.Join(dir, "mem.request."+tag+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHDRLogs(t, dir, *f)
 	}
 	if !strings.Contains(out, "tps,r/t,rkb/t,wkb/t,Mcpu/t,sMcpu/t,size,rss,un,gn,ul,gl,r/s,rMB/s,wMB/s,cpu,tag,label\n") {
 		t.Errorf("no query table CSV header:\n%s", out)
