@@ -271,3 +271,35 @@ func TestLocalServer(t *testing.T) {
 		}
 	}
 }
+
+// TestResultFileGuards: -steps is bounded, a sweep names each value once,
+// and a run does not overwrite an earlier run's result file unless
+// -overwrite is given; each refusal is a usage error (exit 2) before
+// anything runs.
+func TestResultFileGuards(t *testing.T) {
+	dir := t.TempDir()
+	graph := []string{"-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=1", "-D", "nlinks_config=0",
+		"-D", "maxtime=0", "-D", "requests=10", "-results", dir}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-steps", "1000000"}, "-steps 1000000: want a number of request phases from 1 to 10000"},
+		{[]string{"-D", "requesters=2,2"}, "2 is there twice"},
+	} {
+		code, _, stderr := runCLI(t, append(append(graph, "-l", "-r"), c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x")...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x")...)
+	if want := filepath.Join(dir, "x.load.json") + " exists"; code != 2 || !strings.Contains(stderr, want) || strings.Contains(out, "REQUEST") {
+		t.Errorf("rerun: exit %d, stderr %q; want 2 and %q before anything runs", code, stderr, want)
+	}
+	if code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x", "-overwrite")...); code != 0 {
+		t.Fatalf("-overwrite: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
