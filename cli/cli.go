@@ -675,7 +675,7 @@ func (r *runner) setupHost(ctx context.Context) {
 		return
 	}
 	r.sampler = s
-	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID)
+	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID, "size", r.host.sizeNote)
 }
 
 // phaseRun is one phase to run: the load, or one request step.

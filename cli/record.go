@@ -278,14 +278,19 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 	}
 	if r.sampler != nil && len(r.snaps) > 0 {
 		last, _ := r.sampler.Snapshot(ctx)
-		if r.src != nil && r.src.flush != nil {
-			if err := r.src.flush(ctx); err != nil {
-				last.Size = -1 // unflushed memtables would be left out
+		if r.src != nil {
+			size := r.src.opts.Size
+			if r.src.finalSize != nil {
+				size = r.src.finalSize
 			}
-		}
-		if r.src != nil && r.src.opts.Size != nil {
-			if n, err := r.src.opts.Size(ctx); err == nil {
-				last.Size = n
+			switch {
+			case r.src.flush != nil && r.src.flush(ctx) != nil:
+				last.Size = -1 // unflushed memtables would be left out
+			case size != nil:
+				last.Size = -1
+				if n, err := size(ctx); err == nil {
+					last.Size = n
+				}
 			}
 		}
 		// The window starts at the latest snapshot taken by the measured

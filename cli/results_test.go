@@ -114,6 +114,15 @@ func TestMySQLResults(t *testing.T) {
 			}
 		}
 	}
+	// Not measured is missing, never 0: ROCKSDB's intervals have no size
+	// (information_schema leaves out the memtables between flushes).
+	for _, f := range files {
+		for i, iv := range f.Intervals {
+			if iv.Host != nil && iv.Host.SizeGB != nil && *iv.Host.SizeGB <= 0 {
+				t.Errorf("%s %s interval %d: size %v GB", f.Phase, f.Tag, i, *iv.Host.SizeGB)
+			}
+		}
+	}
 	lf := files[0]
 	if lf.Host == nil || len(lf.Host.Devices) == 0 || lf.Host.ServerPID == 0 {
 		t.Errorf("load host metrics: %+v", lf.Host)
@@ -135,6 +144,28 @@ func TestMySQLResults(t *testing.T) {
 		t.Errorf("ips %.1f, want rows %d ÷ %.3f s = %.1f within 1 %%", ips, rows, lf.Seconds, want)
 	}
 	t.Logf("load: %d rows in %.3f s, ips %.0f; tables:\n%s%s", rows, lf.Seconds, ips, out[strings.LastIndex(out, "load:"):], out2[strings.LastIndex(out2, "query:"):])
+
+	// InnoDB's size is the databases' directories on disk, not
+	// information_schema's stale statistics: at least 40 bytes a row.
+	iprefix := uniquePrefix("resinno")
+	dropAfter(t, dsn, iprefix, 1)
+	code, out, stderr = runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "engine=innodb", "-D", "dbprefix="+iprefix,
+		"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=20", "-D", "nlinks_config=0",
+		"-D", "progressfreq=1", "-label", "innodb", "-results", dir, "-create-schema", "-l")
+	if code != 0 {
+		t.Fatalf("innodb load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	inno, err := results.Read(filepath.Join(dir, "innodb.load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := inno.Host.Summary.SizeGB; g == nil {
+		t.Errorf("innodb load: no size")
+	} else if *g*1e9 < 40*float64(inno.Rows) {
+		t.Errorf("innodb load: size %.4f GB for %d rows, want >= 40 bytes a row", *g, inno.Rows)
+	} else {
+		t.Logf("innodb load: %.4f GB for %d rows", *g, inno.Rows)
+	}
 
 	// linkbench compare prints every column of both tables, and plot draws them.
 	checkCompareAndPlot(t, []string{filepath.Join(dir, engine+".load.json"), filepath.Join(dir, engine+".request.L1.P4.json"), filepath.Join(dir, engine+".request.L2.P4.json")})
