@@ -36,8 +36,8 @@ type hostSource struct {
 	// measured per interval), not to be replaced by the datadir's size.
 	sizeFixed bool
 	sizeNote  string // where the size comes from, for the log
-	close  func()
-	notes  []string // why something is not sampled, for the log
+	close     func()
+	notes     []string // why something is not sampled, for the log
 }
 
 // mysqlSettings are the server variables a result file keeps.
