@@ -117,7 +117,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 }
 
 // baselineRow returns the index of t's baseline row: sel is a row number
-// (1-based) or a label (the first row with it).
+// (1-based), a row's name as the ratio rows print it (label.tag, e.g.
+// innodb.L2.P16), or a label that only one row has.
 func baselineRow(t results.Table, sel string) (int, error) {
 	if n, err := strconv.Atoi(sel); err == nil {
 		if n < 1 || n > len(t.Rows) {
@@ -125,14 +126,28 @@ func baselineRow(t results.Table, sel string) (int, error) {
 		}
 		return n - 1, nil
 	}
-	var labels []string
+	var names []string
+	var byLabel []int
 	for i, r := range t.Rows {
-		if r.Label == sel {
+		if rowName(r) == sel {
 			return i, nil
 		}
-		labels = append(labels, strconv.Quote(r.Label))
+		if r.Label == sel {
+			byLabel = append(byLabel, i)
+		}
+		names = append(names, strconv.Quote(rowName(r)))
 	}
-	return 0, fmt.Errorf("no row of the %s table has that label (labels: %s)", t.Name, strings.Join(labels, ", "))
+	switch len(byLabel) {
+	case 1:
+		return byLabel[0], nil
+	case 0:
+		return 0, fmt.Errorf("no row of the %s table has that label or name (rows: %s)", t.Name, strings.Join(names, ", "))
+	}
+	var cands []string
+	for _, i := range byLabel {
+		cands = append(cands, strconv.Quote(rowName(t.Rows[i])))
+	}
+	return 0, fmt.Errorf("%d rows of the %s table have that label: name one (%s) or give its number", len(byLabel), t.Name, strings.Join(cands, ", "))
 }
 
 // ratioDecimals is the precision of a ratio row.
@@ -146,7 +161,7 @@ func ratioTable(t results.Table, base int) results.Table {
 	b := t.Rows[base]
 	out := results.Table{Name: fmt.Sprintf("%s ratio to %s", t.Name, rowName(b))}
 	for _, c := range t.Columns {
-		c.Decimals = ratioDecimals
+		c.Decimals, c.SmallSig = ratioDecimals, 3
 		out.Columns = append(out.Columns, c)
 	}
 	for i, r := range t.Rows {

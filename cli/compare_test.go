@@ -450,3 +450,45 @@ func checkPNG(t *testing.T, path string) {
 		t.Errorf("%s is nearly blank: %.4f of pixels not white", path, frac)
 	}
 }
+
+// TestCompareBaselineSteps: with steps, -baseline takes a row's name as
+// the ratio rows print it (label.tag) and refuses a label that several
+// rows have, listing them; a ratio that rounds to 0.00 prints with three
+// significant digits.
+func TestCompareBaselineSteps(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var paths []string
+	for _, x := range []struct {
+		label, tag string
+		tps        float64
+	}{{"x", "L1.P4", 1000}, {"x", "L2.P4", 2000}, {"y", "L1.P4", 3}} {
+		f := &results.File{Label: x.label, Tag: x.tag, Phase: stats.PhaseRequest, Store: "memory", Start: start,
+			End: start.Add(100 * time.Second), Seconds: 100, Requests: int64(x.tps * 100)}
+		f.Derive()
+		p := filepath.Join(dir, x.label+"."+x.tag+".json")
+		if err := results.Write(p, f); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	code, _, errs := runCLI(t, append([]string{"compare", "-baseline", "x"}, paths...)...)
+	if code != 2 || !strings.Contains(errs, `"x.L1.P4", "x.L2.P4"`) {
+		t.Errorf("-baseline x: exit %d, %q; want 2 naming x.L1.P4 and x.L2.P4", code, errs)
+	}
+	code, out, errs := runCLI(t, append([]string{"compare", "-format", "csv", "-baseline", "x.L2.P4"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("-baseline x.L2.P4: exit %d: %s", code, errs)
+	}
+	blocks := csvBlocks(t, out)
+	ratio := blocks[len(blocks)-1]
+	if got := cell(t, ratio, 1, "label"); got != "x.L1.P4/x.L2.P4" {
+		t.Errorf("ratio row 1 label %q", got)
+	}
+	if got := cell(t, ratio, 2, "tps"); got != "0.0015" {
+		t.Errorf("y/x.L2.P4 tps ratio %q, want 0.0015 (3/2000)", got)
+	}
+	if got := cell(t, ratio, 1, "tps"); got != "0.50" {
+		t.Errorf("x.L1.P4/x.L2.P4 tps ratio %q, want 0.50", got)
+	}
+}
