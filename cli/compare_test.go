@@ -48,11 +48,11 @@ func writeResultFiles(t *testing.T, dir string) []string {
 	var loads, reqs []string
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, c := range configs {
-		lm := results.Metrics{Seconds: 600, WriteMBPerSec: fp(c.lwmb), CPU: fp(c.lcpu), SizeGB: fp(c.sizeGB), ServerRSSGB: fp(c.rssGB), ClientCPU: fp(c.clientCPU / 4)}
+		lm := results.Metrics{Seconds: 600, WriteMBPerSec: fp(c.lwmb), CPU: fp(c.lcpu), SizeGB: fp(c.sizeGB), ServerRSSGB: fp(c.rssGB), ServerCPU: fp(c.lcpu - c.clientCPU/4), ClientCPU: fp(c.clientCPU / 4)}
 		lf := &results.File{Label: c.label, Phase: stats.PhaseLoad, Store: "mysql", Start: start, End: start.Add(600 * time.Second), Seconds: 600,
 			Rows: int64(c.ips * 600), Host: &results.Host{Summary: lm}}
 		lf.Derive()
-		qm := results.Metrics{Seconds: 1800, ReadsPerSec: fp(c.rs), ReadMBPerSec: fp(c.rmb), WriteMBPerSec: fp(c.wmb), CPU: fp(c.cpu), SizeGB: fp(c.sizeGB + 1), ServerRSSGB: fp(c.rssGB), ClientCPU: fp(c.clientCPU)}
+		qm := results.Metrics{Seconds: 1800, ReadsPerSec: fp(c.rs), ReadMBPerSec: fp(c.rmb), WriteMBPerSec: fp(c.wmb), CPU: fp(c.cpu), SizeGB: fp(c.sizeGB + 1), ServerRSSGB: fp(c.rssGB), ServerCPU: fp(c.cpu - c.clientCPU), ClientCPU: fp(c.clientCPU)}
 		qf := &results.File{Label: c.label, Tag: "L1.P16", Phase: stats.PhaseRequest, Store: "mysql", Start: start, End: start.Add(1800 * time.Second), Seconds: 1800,
 			Requests: int64(c.tps * 1800), Host: &results.Host{Summary: qm}}
 		for name, p99 := range map[string]time.Duration{"UPDATE_NODE": c.un, "GET_NODE": c.gn, "UPDATE_LINK": c.ul, "GET_LINKS_LIST": c.gl} {

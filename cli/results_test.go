@@ -267,6 +267,9 @@ func TestStepsAndSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkHDRLogs(t, dir, *f)
+		if f.Derived.ServerMcpuPerOp != nil || f.Derived.McpuPerOp == nil && f.Host != nil {
+			t.Errorf("%s: sMcpu %v without a server process (Mcpu %v)", tag, f.Derived.ServerMcpuPerOp, f.Derived.McpuPerOp)
+		}
 	}
 	if !strings.Contains(out, "tps,r/t,rkb/t,wkb/t,Mcpu/t,sMcpu/t,size,rss,un,gn,ul,gl,r/s,rMB/s,wMB/s,cpu,tag,label\n") {
 		t.Errorf("no query table CSV header:\n%s", out)
