@@ -235,7 +235,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Func("device", "host metrics: a block `device` holding the database, as in /proc/diskstats (repeatable, or comma-separated)", func(v string) error {
 		for _, d := range strings.Split(v, ",") {
 			if d = strings.TrimSpace(d); d != "" {
-				o.devices = append(o.devices, strings.TrimPrefix(d, "/dev/"))
+				d = strings.TrimPrefix(d, "/dev/")
+				// Linux lists every block device and partition there.
+				if _, err := os.Stat("/sys/class/block"); err == nil {
+					if _, err := os.Stat(filepath.Join("/sys/class/block", d)); err != nil {
+						return fmt.Errorf("%q is not a block device of this host (see /sys/class/block or /proc/diskstats)", d)
+					}
+				}
+				o.devices = append(o.devices, d)
 			}
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -258,7 +259,21 @@ func runPlot(args []string, stderr io.Writer) error {
 	default:
 		opts.RateLabel = "requests/s"
 	}
+	for _, name := range opts.Ops {
+		found := false
+		for _, se := range series {
+			for _, o := range se.Ops {
+				found = found || o.Op == name && (o.Hist != nil && o.Hist.TotalCount() > 0 || len(o.P99) > 0)
+			}
+		}
+		if !found {
+			fmt.Fprintf(stderr, "linkbench plot: warning: -ops %s: no result file has %s values\n", name, name)
+		}
+	}
 	if err := plot.WriteFile(*out, series, opts); err != nil {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			return usageError{fmt.Errorf("plot: -o %s: %w", *out, pe.Err)}
+		}
 		return err
 	}
 	return nil

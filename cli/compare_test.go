@@ -492,3 +492,23 @@ func TestCompareBaselineSteps(t *testing.T) {
 		t.Errorf("x.L1.P4/x.L2.P4 tps ratio %q, want 0.50", got)
 	}
 }
+
+// TestPlotAndDeviceInput: plot warns about -ops without values and exits
+// 2 on an output it cannot create; -device names an existing device.
+func TestPlotAndDeviceInput(t *testing.T) {
+	dir := t.TempDir()
+	a := writePlotResult(t, dir, "fast", 1)
+	code, _, errs := runCLI(t, "plot", a, "-ops", "GET_NODE,ADD_NODE", "-o", filepath.Join(dir, "x.png"))
+	if code != 0 || !strings.Contains(errs, "no result file has ADD_NODE values") || strings.Contains(errs, "has GET_NODE") {
+		t.Errorf("plot -ops GET_NODE,ADD_NODE: exit %d, stderr %q; want 0 and a warning about ADD_NODE", code, errs)
+	}
+	if code, _, errs := runCLI(t, "plot", a, "-o", filepath.Join(dir, "no", "such", "x.png")); code != 2 {
+		t.Errorf("plot -o into a missing directory: exit %d (%q), want 2", code, errs)
+	}
+	if _, err := os.Stat("/sys/class/block"); err != nil {
+		t.Skip("no /sys/class/block")
+	}
+	if code, _, errs := runCLI(t, "-l", "-device", "nosuchdev"); code != 2 || !strings.Contains(errs, "nosuchdev") {
+		t.Errorf("-device nosuchdev: exit %d, stderr %q; want 2 naming it", code, errs)
+	}
+}
