@@ -24,7 +24,7 @@
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
-//	          [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown]
+//	          [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown]
 //	          [-datadir dir] [-device name] [-server-pid pid]
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
@@ -104,6 +104,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -187,6 +188,7 @@ type options struct {
 	label       string
 	resultsDir  string
 	steps       int
+	overwrite   bool
 	sweep       []int // -D requesters=1,4,16: the request phases' requesters
 	javaPct     bool
 	tableFormat string
@@ -225,6 +227,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
 	fs.StringVar(&o.label, "label", "", "name the configuration measured (engine, server settings) in the result files and tables")
 	fs.StringVar(&o.resultsDir, "results", "", "write a JSON result file per phase and per-op HDR interval logs to `dir` (created if missing)")
+	fs.BoolVar(&o.overwrite, "overwrite", false, "let -results replace the result files (and HDR logs) of an earlier run with the same -label and tags")
 	fs.IntVar(&o.steps, "steps", 1, "run `n` request phases of maxtime each on the same data, tagged L1.P<requesters>, L2..., each with its own result")
 	fs.BoolVar(&o.javaPct, "java-percentiles", false, "also print LinkBench's default bucket-range percentiles ([low,high]ms) per op")
 	fs.StringVar(&o.tableFormat, "table", "text", "format of the load and query tables printed at the end: text, csv or markdown")
@@ -232,7 +235,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Func("device", "host metrics: a block `device` holding the database, as in /proc/diskstats (repeatable, or comma-separated)", func(v string) error {
 		for _, d := range strings.Split(v, ",") {
 			if d = strings.TrimSpace(d); d != "" {
-				o.devices = append(o.devices, strings.TrimPrefix(d, "/dev/"))
+				d = strings.TrimPrefix(d, "/dev/")
+				// Linux lists every block device and partition there.
+				if _, err := os.Stat("/sys/class/block"); err == nil {
+					if _, err := os.Stat(filepath.Join("/sys/class/block", d)); err != nil {
+						return fmt.Errorf("%q is not a block device of this host (see /sys/class/block or /proc/diskstats)", d)
+					}
+				}
+				o.devices = append(o.devices, d)
 			}
 		}
 		return nil
@@ -241,7 +251,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -267,8 +277,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.keys {
 		return o, nil // -keys lists the keys, whatever else was given
 	}
-	if o.steps < 1 {
-		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases >= 1", o.steps)}
+	if o.steps < 1 || o.steps > maxSteps {
+		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases from 1 to %d", o.steps, maxSteps)}
 	}
 	switch o.tableFormat {
 	case "text", "csv", "markdown", "md":
@@ -391,6 +401,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if !o.load && !o.verify {
 			return 0
 		}
+	}
+	if err := r.checkResultFiles(); err != nil {
+		return r.fail(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r.procsDesc = clientProcs(o.gomaxprocs, r.storeName)
@@ -669,7 +682,7 @@ func (r *runner) setupHost(ctx context.Context) {
 		return
 	}
 	r.sampler = s
-	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID)
+	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID, "size", r.host.sizeNote)
 }
 
 // phaseRun is one phase to run: the load, or one request step.
@@ -711,6 +724,35 @@ func (r *runner) phaseList() []phaseRun {
 	return ps
 }
 
+// phaseBase is the name of a phase's result file in -results, without
+// its extension: [label.]load or [label.]request[.tag].
+func (r *runner) phaseBase(p phaseRun) string {
+	base := p.name
+	if r.o.label != "" {
+		base = fileSafe(r.o.label) + "." + base
+	}
+	if p.tag != "" {
+		base += "." + p.tag
+	}
+	return base
+}
+
+// checkResultFiles refuses, before anything runs, to overwrite a result
+// file of an earlier run (same -results, -label and tags) unless
+// -overwrite is given.
+func (r *runner) checkResultFiles() error {
+	if r.o.resultsDir == "" || r.o.overwrite {
+		return nil
+	}
+	for _, p := range r.phaseList() {
+		name := filepath.Join(r.o.resultsDir, r.phaseBase(p)+".json")
+		if _, err := os.Lstat(name); err == nil {
+			return usageError{fmt.Errorf("-results: %s exists (a result of an earlier run): use another -label or -results, or -overwrite", name)}
+		}
+	}
+	return nil
+}
+
 // runPhases runs the phases, printing each report (and writing its result
 // file); it returns done with the exit status when the run must stop.
 func (r *runner) runPhases(ctx context.Context) (int, bool) {
@@ -742,13 +784,7 @@ func (r *runner) runPhases(ctx context.Context) (int, bool) {
 // runPhase runs one phase with its recorder (host metrics, intervals, HDR
 // logs) and returns its report and result.
 func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *results.File, error) {
-	base := p.name
-	if r.o.label != "" {
-		base = fileSafe(r.o.label) + "." + base
-	}
-	if p.tag != "" {
-		base += "." + p.tag
-	}
+	base := r.phaseBase(p)
 	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base)
 	c := p.cfg
 	c.OnProgress = func(pr linkbench.Progress) { rec.onProgress(ctx, pr) }
@@ -851,6 +887,10 @@ func fileSafe(s string) string {
 	}, s)
 }
 
+// maxSteps is the largest -steps: a day of hourly steps is 24, and each
+// step's phase is kept until the run ends.
+const maxSteps = 10000
+
 // parseSweep takes a comma-separated -D requesters=1,4,16 as a sweep: one
 // request phase (or -steps phases) per value; the configuration gets the
 // largest, so that connection pools and checks cover every point.
@@ -865,6 +905,9 @@ func parseSweep(o *options) error {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			return usageError{&linkbench.ConfigError{Key: "requesters", Value: v, Reason: "a sweep is a comma-separated list of integers >= 1"}}
+		}
+		if slices.Contains(o.sweep, n) {
+			return usageError{&linkbench.ConfigError{Key: "requesters", Value: v, Reason: fmt.Sprintf("a sweep names each value once (%d is there twice: its phases would share a tag and a result file)", n)}}
 		}
 		o.sweep = append(o.sweep, n)
 		hi = max(hi, n)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,7 +118,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 }
 
 // baselineRow returns the index of t's baseline row: sel is a row number
-// (1-based) or a label (the first row with it).
+// (1-based), a row's name as the ratio rows print it (label.tag, e.g.
+// innodb.L2.P16), or a label that only one row has.
 func baselineRow(t results.Table, sel string) (int, error) {
 	if n, err := strconv.Atoi(sel); err == nil {
 		if n < 1 || n > len(t.Rows) {
@@ -125,14 +127,28 @@ func baselineRow(t results.Table, sel string) (int, error) {
 		}
 		return n - 1, nil
 	}
-	var labels []string
+	var names []string
+	var byLabel []int
 	for i, r := range t.Rows {
-		if r.Label == sel {
+		if rowName(r) == sel {
 			return i, nil
 		}
-		labels = append(labels, strconv.Quote(r.Label))
+		if r.Label == sel {
+			byLabel = append(byLabel, i)
+		}
+		names = append(names, strconv.Quote(rowName(r)))
 	}
-	return 0, fmt.Errorf("no row of the %s table has that label (labels: %s)", t.Name, strings.Join(labels, ", "))
+	switch len(byLabel) {
+	case 1:
+		return byLabel[0], nil
+	case 0:
+		return 0, fmt.Errorf("no row of the %s table has that label or name (rows: %s)", t.Name, strings.Join(names, ", "))
+	}
+	var cands []string
+	for _, i := range byLabel {
+		cands = append(cands, strconv.Quote(rowName(t.Rows[i])))
+	}
+	return 0, fmt.Errorf("%d rows of the %s table have that label: name one (%s) or give its number", len(byLabel), t.Name, strings.Join(cands, ", "))
 }
 
 // ratioDecimals is the precision of a ratio row.
@@ -146,7 +162,7 @@ func ratioTable(t results.Table, base int) results.Table {
 	b := t.Rows[base]
 	out := results.Table{Name: fmt.Sprintf("%s ratio to %s", t.Name, rowName(b))}
 	for _, c := range t.Columns {
-		c.Decimals = ratioDecimals
+		c.Decimals, c.SmallSig = ratioDecimals, 3
 		out.Columns = append(out.Columns, c)
 	}
 	for i, r := range t.Rows {
@@ -243,7 +259,21 @@ func runPlot(args []string, stderr io.Writer) error {
 	default:
 		opts.RateLabel = "requests/s"
 	}
+	for _, name := range opts.Ops {
+		found := false
+		for _, se := range series {
+			for _, o := range se.Ops {
+				found = found || o.Op == name && (o.Hist != nil && o.Hist.TotalCount() > 0 || len(o.P99) > 0)
+			}
+		}
+		if !found {
+			fmt.Fprintf(stderr, "linkbench plot: warning: -ops %s: no result file has %s values\n", name, name)
+		}
+	}
 	if err := plot.WriteFile(*out, series, opts); err != nil {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			return usageError{fmt.Errorf("plot: -o %s: %w", *out, pe.Err)}
+		}
 		return err
 	}
 	return nil

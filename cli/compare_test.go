@@ -48,11 +48,11 @@ func writeResultFiles(t *testing.T, dir string) []string {
 	var loads, reqs []string
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, c := range configs {
-		lm := results.Metrics{Seconds: 600, WriteMBPerSec: fp(c.lwmb), CPU: fp(c.lcpu), SizeGB: fp(c.sizeGB), ServerRSSGB: fp(c.rssGB), ClientCPU: fp(c.clientCPU / 4)}
+		lm := results.Metrics{Seconds: 600, WriteMBPerSec: fp(c.lwmb), CPU: fp(c.lcpu), SizeGB: fp(c.sizeGB), ServerRSSGB: fp(c.rssGB), ServerCPU: fp(c.lcpu - c.clientCPU/4), ClientCPU: fp(c.clientCPU / 4)}
 		lf := &results.File{Label: c.label, Phase: stats.PhaseLoad, Store: "mysql", Start: start, End: start.Add(600 * time.Second), Seconds: 600,
 			Rows: int64(c.ips * 600), Host: &results.Host{Summary: lm}}
 		lf.Derive()
-		qm := results.Metrics{Seconds: 1800, ReadsPerSec: fp(c.rs), ReadMBPerSec: fp(c.rmb), WriteMBPerSec: fp(c.wmb), CPU: fp(c.cpu), SizeGB: fp(c.sizeGB + 1), ServerRSSGB: fp(c.rssGB), ClientCPU: fp(c.clientCPU)}
+		qm := results.Metrics{Seconds: 1800, ReadsPerSec: fp(c.rs), ReadMBPerSec: fp(c.rmb), WriteMBPerSec: fp(c.wmb), CPU: fp(c.cpu), SizeGB: fp(c.sizeGB + 1), ServerRSSGB: fp(c.rssGB), ServerCPU: fp(c.cpu - c.clientCPU), ClientCPU: fp(c.clientCPU)}
 		qf := &results.File{Label: c.label, Tag: "L1.P16", Phase: stats.PhaseRequest, Store: "mysql", Start: start, End: start.Add(1800 * time.Second), Seconds: 1800,
 			Requests: int64(c.tps * 1800), Host: &results.Host{Summary: qm}}
 		for name, p99 := range map[string]time.Duration{"UPDATE_NODE": c.un, "GET_NODE": c.gn, "UPDATE_LINK": c.ul, "GET_LINKS_LIST": c.gl} {
@@ -448,5 +448,67 @@ func checkPNG(t *testing.T, path string) {
 	}
 	if frac := float64(nonWhite) / float64(b.Dx()*b.Dy()); frac < 0.01 {
 		t.Errorf("%s is nearly blank: %.4f of pixels not white", path, frac)
+	}
+}
+
+// TestCompareBaselineSteps: with steps, -baseline takes a row's name as
+// the ratio rows print it (label.tag) and refuses a label that several
+// rows have, listing them; a ratio that rounds to 0.00 prints with three
+// significant digits.
+func TestCompareBaselineSteps(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var paths []string
+	for _, x := range []struct {
+		label, tag string
+		tps        float64
+	}{{"x", "L1.P4", 1000}, {"x", "L2.P4", 2000}, {"y", "L1.P4", 3}} {
+		f := &results.File{Label: x.label, Tag: x.tag, Phase: stats.PhaseRequest, Store: "memory", Start: start,
+			End: start.Add(100 * time.Second), Seconds: 100, Requests: int64(x.tps * 100)}
+		f.Derive()
+		p := filepath.Join(dir, x.label+"."+x.tag+".json")
+		if err := results.Write(p, f); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	code, _, errs := runCLI(t, append([]string{"compare", "-baseline", "x"}, paths...)...)
+	if code != 2 || !strings.Contains(errs, `"x.L1.P4", "x.L2.P4"`) {
+		t.Errorf("-baseline x: exit %d, %q; want 2 naming x.L1.P4 and x.L2.P4", code, errs)
+	}
+	code, out, errs := runCLI(t, append([]string{"compare", "-format", "csv", "-baseline", "x.L2.P4"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("-baseline x.L2.P4: exit %d: %s", code, errs)
+	}
+	blocks := csvBlocks(t, out)
+	ratio := blocks[len(blocks)-1]
+	if got := cell(t, ratio, 1, "label"); got != "x.L1.P4/x.L2.P4" {
+		t.Errorf("ratio row 1 label %q", got)
+	}
+	if got := cell(t, ratio, 2, "tps"); got != "0.0015" {
+		t.Errorf("y/x.L2.P4 tps ratio %q, want 0.0015 (3/2000)", got)
+	}
+	if got := cell(t, ratio, 1, "tps"); got != "0.50" {
+		t.Errorf("x.L1.P4/x.L2.P4 tps ratio %q, want 0.50", got)
+	}
+}
+
+// TestPlotAndDeviceInput: plot warns about -ops without values and exits
+// 2 on an output it cannot create; -device names an existing device.
+func TestPlotAndDeviceInput(t *testing.T) {
+	dir := t.TempDir()
+	a := writePlotResult(t, dir, "fast", 1)
+	code, _, errs := runCLI(t, "plot", a, "-ops", "GET_NODE,ADD_NODE", "-o", filepath.Join(dir, "x.png"))
+	if code != 0 || !strings.Contains(errs, "no result file has ADD_NODE values") || strings.Contains(errs, "has GET_NODE") {
+		t.Errorf("plot -ops GET_NODE,ADD_NODE: exit %d, stderr %q; want 0 and a warning about ADD_NODE", code, errs)
+	}
+	if code, _, errs := runCLI(t, "plot", a, "-o", filepath.Join(dir, "no", "such", "x.png")); code != 2 {
+		t.Errorf("plot -o into a missing directory: exit %d (%q), want 2", code, errs)
+	}
+	if _, err := os.Stat("/sys/class/block"); err != nil {
+		t.Skip("no /sys/class/block")
+	}
+	if code, _, errs := runCLI(t, "-l", "-device", "nosuchdev"); code != 2 || !strings.Contains(errs, "nosuchdev") {
+		t.Errorf("-device nosuchdev: exit %d, stderr %q; want 2 naming it", code, errs)
 	}
 }

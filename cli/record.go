@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type phaseRecorder struct {
 	ends      []time.Time // the intervals' ends
 	logs      map[stats.Op]*hdrLog
 	logErr    error
+	pending   *pendingInterval // the last report, recorded at the next
 }
 
 // hdrLog is one operation's HDR interval log file.
@@ -56,9 +58,77 @@ func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetri
 	return r
 }
 
-// onProgress records a progress report: the interval's operations, rate and
-// per-op p99, a host snapshot, and each op's histogram in its HDR log.
+// onProgress records a progress report. Each interval is held back until
+// the next report, so that a final interval shorter than half of the one
+// before it (the calls that ended after the measured window, or a phase
+// that ended just after a report) is folded into it rather than shown as a
+// short interval of its own with a fraction of the rate: the intervals
+// still add up to the report's totals.
 func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
+	var snap hostmetrics.Snapshot
+	if r.sampler != nil {
+		snap, _ = r.sampler.Snapshot(ctx)
+	}
+	if r.pending != nil && p.Final && foldFinal(r.pending.p.Interval, p.Interval) {
+		r.pending.p = mergeProgress(r.pending.p, p)
+		r.pending.snap = snap
+		r.record(*r.pending)
+		r.pending = nil
+		return
+	}
+	if r.pending != nil {
+		r.record(*r.pending)
+	}
+	r.pending = &pendingInterval{p: p, snap: snap}
+	if p.Final {
+		r.record(*r.pending)
+		r.pending = nil
+	}
+}
+
+// pendingInterval is a progress report not recorded yet, with the host
+// snapshot taken at its end.
+type pendingInterval struct {
+	p    linkbench.Progress
+	snap hostmetrics.Snapshot
+}
+
+// foldFinal reports whether the final interval last is to be folded into
+// the one before it, prev: it lasted less than half as long.
+func foldFinal(prev, last stats.Interval) bool {
+	return last.End.Sub(last.Start) < prev.End.Sub(prev.Start)/2
+}
+
+// mergeProgress returns the report a with b's interval added to its own.
+func mergeProgress(a, b linkbench.Progress) linkbench.Progress {
+	m := b
+	iv := stats.Interval{Start: a.Interval.Start, End: b.Interval.End}
+	for _, o := range a.Interval.Ops {
+		if x, ok := b.Interval.Op(o.Op); ok && o.Hist != nil && x.Hist != nil {
+			h := hdr.Import(o.Hist.Export())
+			h.Merge(x.Hist)
+			o.Hist = h
+			o.Count += x.Count
+			o.Errors += x.Errors
+		}
+		iv.Ops = append(iv.Ops, o)
+	}
+	for _, x := range b.Interval.Ops {
+		if _, ok := a.Interval.Op(x.Op); !ok {
+			iv.Ops = append(iv.Ops, x)
+		}
+	}
+	slices.SortFunc(iv.Ops, func(x, y stats.IntervalOp) int { return int(x.Op) - int(y.Op) })
+	m.Interval = iv
+	m.IntervalRows = a.IntervalRows + b.IntervalRows
+	return m
+}
+
+// record records an interval: its operations, rate and per-op p99, the
+// host metrics since the previous one, and each op's histogram in its HDR
+// log.
+func (r *phaseRecorder) record(pi pendingInterval) {
+	p := pi.p
 	iv := p.Interval
 	sec := iv.End.Sub(iv.Start).Seconds()
 	ri := results.Interval{Seconds: sec, P99Ms: map[string]float64{}} // T is set by finish
@@ -78,11 +148,10 @@ func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
 		ri.P99Ms[o.Op.String()] = float64(o.Quantile(0.99)) / float64(time.Millisecond)
 	}
 	if r.sampler != nil {
-		snap, _ := r.sampler.Snapshot(ctx)
-		m := results.MetricsOf(hostmetrics.Diff(r.prevSnap, snap))
+		m := results.MetricsOf(hostmetrics.Diff(r.prevSnap, pi.snap))
 		ri.Host = &m
-		r.prevSnap = snap
-		r.snaps = append(r.snaps, snap)
+		r.prevSnap = pi.snap
+		r.snaps = append(r.snaps, pi.snap)
 	}
 	r.intervals = append(r.intervals, ri)
 	if r.dir != "" && r.logErr == nil {
@@ -136,6 +205,10 @@ func firstErr(errs ...error) error {
 // finish closes the HDR logs, takes the last host snapshot (the database
 // size after a memtable flush) and returns the phase's result file.
 func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *linkbench.Config, storeName, label, tag string) (*results.File, error) {
+	if r.pending != nil { // no final report came
+		r.record(*r.pending)
+		r.pending = nil
+	}
 	var closeErr error
 	for _, l := range r.logs {
 		if err := l.f.Close(); err != nil && closeErr == nil {
@@ -205,14 +278,19 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 	}
 	if r.sampler != nil && len(r.snaps) > 0 {
 		last, _ := r.sampler.Snapshot(ctx)
-		if r.src != nil && r.src.flush != nil {
-			if err := r.src.flush(ctx); err != nil {
-				last.Size = -1 // unflushed memtables would be left out
+		if r.src != nil {
+			size := r.src.opts.Size
+			if r.src.finalSize != nil {
+				size = r.src.finalSize
 			}
-		}
-		if r.src != nil && r.src.opts.Size != nil {
-			if n, err := r.src.opts.Size(ctx); err == nil {
-				last.Size = n
+			switch {
+			case r.src.flush != nil && r.src.flush(ctx) != nil:
+				last.Size = -1 // unflushed memtables would be left out
+			case size != nil:
+				last.Size = -1
+				if n, err := size(ctx); err == nil {
+					last.Size = n
+				}
 			}
 		}
 		// The window starts at the latest snapshot taken by the measured

@@ -114,6 +114,15 @@ func TestMySQLResults(t *testing.T) {
 			}
 		}
 	}
+	// Not measured is missing, never 0: ROCKSDB's intervals have no size
+	// (information_schema leaves out the memtables between flushes).
+	for _, f := range files {
+		for i, iv := range f.Intervals {
+			if iv.Host != nil && iv.Host.SizeGB != nil && *iv.Host.SizeGB <= 0 {
+				t.Errorf("%s %s interval %d: size %v GB", f.Phase, f.Tag, i, *iv.Host.SizeGB)
+			}
+		}
+	}
 	lf := files[0]
 	if lf.Host == nil || len(lf.Host.Devices) == 0 || lf.Host.ServerPID == 0 {
 		t.Errorf("load host metrics: %+v", lf.Host)
@@ -135,6 +144,28 @@ func TestMySQLResults(t *testing.T) {
 		t.Errorf("ips %.1f, want rows %d ÷ %.3f s = %.1f within 1 %%", ips, rows, lf.Seconds, want)
 	}
 	t.Logf("load: %d rows in %.3f s, ips %.0f; tables:\n%s%s", rows, lf.Seconds, ips, out[strings.LastIndex(out, "load:"):], out2[strings.LastIndex(out2, "query:"):])
+
+	// InnoDB's size is the databases' directories on disk, not
+	// information_schema's stale statistics: at least 40 bytes a row.
+	iprefix := uniquePrefix("resinno")
+	dropAfter(t, dsn, iprefix, 1)
+	code, out, stderr = runCLI(t, "-store", "mysql", "-dsn", dsn, "-D", "engine=innodb", "-D", "dbprefix="+iprefix,
+		"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=20", "-D", "nlinks_config=0",
+		"-D", "progressfreq=1", "-label", "innodb", "-results", dir, "-create-schema", "-l")
+	if code != 0 {
+		t.Fatalf("innodb load: exit %d\n%s\n%s", code, out, stderr)
+	}
+	inno, err := results.Read(filepath.Join(dir, "innodb.load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := inno.Host.Summary.SizeGB; g == nil {
+		t.Errorf("innodb load: no size")
+	} else if *g*1e9 < 40*float64(inno.Rows) {
+		t.Errorf("innodb load: size %.4f GB for %d rows, want >= 40 bytes a row", *g, inno.Rows)
+	} else {
+		t.Logf("innodb load: %.4f GB for %d rows", *g, inno.Rows)
+	}
 
 	// linkbench compare prints every column of both tables, and plot draws them.
 	checkCompareAndPlot(t, []string{filepath.Join(dir, engine+".load.json"), filepath.Join(dir, engine+".request.L1.P4.json"), filepath.Join(dir, engine+".request.L2.P4.json")})
@@ -158,6 +189,23 @@ func TestMySQLResults(t *testing.T) {
 		if op == nil || op.HDRLog == "" {
 			t.Fatalf("%s: no GET_NODE HDR log", f.Tag)
 		}
+		checkHDRLogs(t, dir, f)
+	}
+}
+
+// checkHDRLogs fails t unless every op of f with values has an HDR
+// interval log whose values add up to the op's count in the report, and
+// the last interval is not a short tail (under half the one before it).
+func checkHDRLogs(t *testing.T, dir string, f results.File) {
+	t.Helper()
+	for _, op := range f.Ops {
+		if op.Sizes != nil || op.Count == 0 {
+			continue
+		}
+		if op.HDRLog == "" {
+			t.Errorf("%s %s: %s has %d values and no HDR log", f.Phase, f.Tag, op.Name, op.Count)
+			continue
+		}
 		lf, err := os.Open(filepath.Join(dir, op.HDRLog))
 		if err != nil {
 			t.Fatal(err)
@@ -175,12 +223,12 @@ func TestMySQLResults(t *testing.T) {
 			n += h.TotalCount()
 		}
 		lf.Close()
-		// The interval logs hold what the requesters had handed to the
-		// collector at each progress report: at the end, a few values
-		// still queued in a requester's recorder are in the report only.
-		if lo := (op.Successes + op.Misses) * 9 / 10; n < lo || n > op.Count {
-			t.Errorf("%s: %d values in the HDR log, want %d..%d", op.HDRLog, n, lo, op.Count)
+		if n != op.Count {
+			t.Errorf("%s: %d values in the HDR log, the report counts %d", op.HDRLog, n, op.Count)
 		}
+	}
+	if k := len(f.Intervals); k > 1 && f.Intervals[k-1].Seconds < f.Intervals[k-2].Seconds/2 {
+		t.Errorf("%s %s: the last interval lasts %.3f s, the one before %.3f s", f.Phase, f.Tag, f.Intervals[k-1].Seconds, f.Intervals[k-2].Seconds)
 	}
 }
 
@@ -208,8 +256,20 @@ func TestStepsAndSweep(t *testing.T) {
 			t.Errorf("no query table CSV row for %s:\n%s", tag, out)
 		}
 	}
-	if _, err := results.Read(filepath.Join(dir, "mem.load.json")); err != nil {
-		t.Error(err)
+	lf, err := results.Read(filepath.Join(dir, "mem.load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHDRLogs(t, dir, *lf)
+	for _, tag := range []string{"L1.P1", "L2.P2"} {
+		f, err := results.Read(filepath.Join(dir, "mem.request."+tag+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHDRLogs(t, dir, *f)
+		if f.Derived.ServerMcpuPerOp != nil || f.Derived.McpuPerOp == nil && f.Host != nil {
+			t.Errorf("%s: sMcpu %v without a server process (Mcpu %v)", tag, f.Derived.ServerMcpuPerOp, f.Derived.McpuPerOp)
+		}
 	}
 	if !strings.Contains(out, "tps,r/t,rkb/t,wkb/t,Mcpu/t,sMcpu/t,size,rss,un,gn,ul,gl,r/s,rMB/s,wMB/s,cpu,tag,label\n") {
 		t.Errorf("no query table CSV header:\n%s", out)
@@ -243,5 +303,37 @@ func TestLocalServer(t *testing.T) {
 		if got := mysqlLocal(&options{dsn: c.dsn}, nil); got != c.want {
 			t.Errorf("mysqlLocal(%s) = %v, want %v", c.dsn, got, c.want)
 		}
+	}
+}
+
+// TestResultFileGuards: -steps is bounded, a sweep names each value once,
+// and a run does not overwrite an earlier run's result file unless
+// -overwrite is given; each refusal is a usage error (exit 2) before
+// anything runs.
+func TestResultFileGuards(t *testing.T) {
+	dir := t.TempDir()
+	graph := []string{"-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=1", "-D", "nlinks_config=0",
+		"-D", "maxtime=0", "-D", "requests=10", "-results", dir}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-steps", "1000000"}, "-steps 1000000: want a number of request phases from 1 to 10000"},
+		{[]string{"-D", "requesters=2,2"}, "2 is there twice"},
+	} {
+		code, _, stderr := runCLI(t, append(append(graph, "-l", "-r"), c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x")...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x")...)
+	if want := filepath.Join(dir, "x.load.json") + " exists"; code != 2 || !strings.Contains(stderr, want) || strings.Contains(out, "REQUEST") {
+		t.Errorf("rerun: exit %d, stderr %q; want 2 and %q before anything runs", code, stderr, want)
+	}
+	if code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-label", "x", "-overwrite")...); code != 0 {
+		t.Fatalf("-overwrite: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

@@ -598,6 +598,10 @@ func (ll *linkLoader) batch(ctx context.Context, op, sizeOp stats.Op, n int, cal
 	case ctx.Err() == nil:
 		ll.rec.RecordError(op, errorClass(err), d)
 	}
+	// A bulk call is a round trip of many rows: its values go to the
+	// collector now, into the progress interval it was made in (else they
+	// would wait for a batch of values, an interval or more).
+	ll.rec.Flush()
 	return err
 }
 
@@ -715,6 +719,7 @@ func (nl *nodeLoader) flush(ctx context.Context, st store.Store, bulk store.Bulk
 		return fmt.Errorf("load: nodes %d..%d: %w", nl.nodes[0].ID, nl.nodes[len(nl.nodes)-1].ID, err)
 	}
 	nl.rec.Record(stats.LoadNodeBulk, stats.Success, d)
+	nl.rec.Flush() // into this progress interval (see linkLoader.batch)
 	nl.loaded.Add(int64(len(nl.nodes)))
 	nl.nodes = nl.nodes[:0]
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
@@ -99,5 +100,38 @@ func TestLoadProgressDuringGiantChunk(t *testing.T) {
 	}
 	if got, want := rep.Load.Links, visibleLinks(t, cfg, st); got != want {
 		t.Errorf("the report counts %d links, the store holds %d", got, want)
+	}
+}
+
+// TestLoadIntervalsHaveBatches: each load progress interval holds the bulk
+// calls made in it (a loader's calls used to wait in its recorder until
+// the next interval, so the first had no p99), and the intervals add up
+// to the report.
+func TestLoadIntervalsHaveBatches(t *testing.T) {
+	cfg := smallConfig(3)
+	cfg.Loaders = 1
+	cfg.NLinksFunc, cfg.NLinksDefault = "const", 3000
+	cfg.BulkInsertCount = 100
+	cfg.ProgressFreq = 60 * time.Millisecond
+	cfg.Now = nil
+	var got []Progress // the monitor calls OnProgress from one goroutine
+	cfg.OnProgress = func(p Progress) { got = append(got, p) }
+	rep, err := Load(context.Background(), cfg, slowAckStore{Store: memstore.New(), ack: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIntervalsAddUp(t, rep, got)
+	n := 0
+	for i, p := range got {
+		if p.Final || p.IntervalRows < 300 {
+			continue
+		}
+		n++
+		if o, ok := p.Interval.Op(stats.LoadLinksBulk); !ok || o.Count == 0 {
+			t.Errorf("interval %d: %d rows written, no LOAD_LINKS_BULK call", i, p.IntervalRows)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d intervals with rows, want >= 2: make the load longer", n)
 	}
 }

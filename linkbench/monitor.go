@@ -85,7 +85,15 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 	log := cfg.logger()
 	var prevRows int64 // used by the monitor goroutine only
 	report := func(final bool) {
-		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: col.Interval(), Final: final}
+		var iv stats.Interval
+		if final {
+			// The workers have stopped: the values still queued in their
+			// recorders belong to this last interval.
+			iv = col.FinalInterval()
+		} else {
+			iv = col.Interval()
+		}
+		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: iv, Final: final}
 		if load != nil {
 			var expected int64
 			p.Done, p.Total, p.Rows, expected = load()

@@ -503,6 +503,7 @@ func TestLoadProgressLines(t *testing.T) {
 	if want := rep.Load.Nodes + rep.Load.Links + rep.Load.Counts; rows != last.Rows || last.Rows != want {
 		t.Errorf("interval rows add up to %d, last report %d rows, the load wrote %d", rows, last.Rows, want)
 	}
+	checkIntervalsAddUp(t, rep, got)
 	if last.Done != last.Total || last.Total != 20_000 {
 		t.Errorf("final report: %d of %d id1s", last.Done, last.Total)
 	}
@@ -522,4 +523,45 @@ func TestLoadProgressLines(t *testing.T) {
 	if !p99 {
 		t.Error("no load progress line has an operation's p99")
 	}
+}
+
+// checkIntervalsAddUp fails t unless each op's interval counts add up to
+// its count in the report (the last interval holds the values still queued
+// in the recorders when the workers stopped).
+func checkIntervalsAddUp(t *testing.T, rep *stats.Report, got []Progress) {
+	t.Helper()
+	sum := map[stats.Op]int64{}
+	for _, p := range got {
+		for _, o := range p.Interval.Ops {
+			sum[o.Op] += o.Count
+		}
+	}
+	for _, o := range rep.Ops {
+		if o.Op.IsSize() {
+			continue
+		}
+		if sum[o.Op] != o.Count() {
+			t.Errorf("%v: the intervals hold %d values, the report %d", o.Op, sum[o.Op], o.Count())
+		}
+	}
+}
+
+// TestRequestIntervalsAddUp: a request phase's intervals add up to its
+// report, op by op.
+func TestRequestIntervalsAddUp(t *testing.T) {
+	cfg := smallConfig(2001)
+	cfg.Now = nil
+	st := memstore.New()
+	if _, err := Load(context.Background(), cfg, st); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Requesters, cfg.Requests = 3, 700
+	cfg.ProgressFreq = 10 * time.Millisecond
+	var got []Progress
+	cfg.OnProgress = func(p Progress) { got = append(got, p) }
+	rep, err := Request(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIntervalsAddUp(t, rep, got)
 }

@@ -231,7 +231,8 @@ type Derived struct {
 	Rate *float64 `json:"rate,omitempty"` // ips or tps
 	// ReadsPerOp (r/i, r/t), ReadKBPerOp (rkb/i), WriteKBPerOp (wkb/i),
 	// McpuPerOp (Mcpu/i: CPU percent ÷ rate × 10^6) and ServerMcpuPerOp
-	// (the same from the host CPU minus the client's own).
+	// (the same from the host CPU minus the client's own; missing when no
+	// server process was measured).
 	ReadsPerOp      *float64 `json:"r_op,omitempty"`
 	ReadKBPerOp     *float64 `json:"rkb_op,omitempty"`
 	WriteKBPerOp    *float64 `json:"wkb_op,omitempty"`
@@ -271,7 +272,9 @@ func Derive(rate *float64, m Metrics, un, gn, ul, gl *time.Duration) Derived {
 	d.ReadKBPerOp = per(m.ReadMBPerSec, 1000)
 	d.WriteKBPerOp = per(m.WriteMBPerSec, 1000)
 	d.McpuPerOp = per(m.CPU, 1e6)
-	if m.CPU != nil && m.ClientCPU != nil {
+	// Without a server process measured (the memory or discard store, a
+	// server on another host) there is no server CPU to isolate.
+	if m.CPU != nil && m.ClientCPU != nil && m.ServerCPU != nil {
 		d.ServerMcpuPerOp = per(ptr(max(*m.CPU-*m.ClientCPU, 0)), 1e6)
 	}
 	ms := func(p *time.Duration) *float64 {

@@ -193,7 +193,8 @@ func TestDeriveFromSnapshots(t *testing.T) {
 }
 
 // TestMissing checks that what was not measured is missing, not 0: a
-// server on another host (no server process), no block device.
+// server on another host (no server process: no server-only sMcpu), no
+// block device.
 func TestMissing(t *testing.T) {
 	a, b := snapshots()
 	a.Disk, b.Disk = hostmetrics.Disk{}, hostmetrics.Disk{}
@@ -206,7 +207,7 @@ func TestMissing(t *testing.T) {
 	for i, h := range q.Header() {
 		want := "-"
 		switch h {
-		case "tps", "Mcpu/t", "sMcpu/t", "cpu":
+		case "tps", "Mcpu/t", "cpu":
 			want = ""
 		}
 		if want == "-" && cells[i] != "-" {

@@ -15,6 +15,10 @@ import (
 type Column struct {
 	Name     string // as printed: "ips", "r/i", "wMB/s", ...
 	Decimals int    // digits printed after the point
+	// SmallSig, when > 0, prints a value that is not 0 but rounds to 0
+	// with Decimals decimals with this many significant digits instead
+	// (a ratio of 0.004 is not 0.00).
+	SmallSig int
 	// Value returns the column's value in a result file (nil: missing).
 	Value func(d Derived) *float64
 }
@@ -116,7 +120,7 @@ func (t Table) Cells(r Row) []string {
 		if i < len(r.Values) {
 			v = r.Values[i]
 		}
-		out = append(out, FormatValue(v, c.Decimals))
+		out = append(out, c.Format(v))
 	}
 	return append(out, dash(r.Tag), dash(r.Label))
 }
@@ -128,6 +132,16 @@ func FormatValue(v *float64, dec int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f", dec, *v)
+}
+
+// Format prints v as the column does: with its decimals, or with SmallSig
+// significant digits when it is not 0 but would print as 0.
+func (c Column) Format(v *float64) string {
+	s := FormatValue(v, c.Decimals)
+	if c.SmallSig > 0 && v != nil && *v != 0 && s != "-" && strings.Trim(s, "-0.") == "" {
+		return fmt.Sprintf("%.*g", c.SmallSig, *v)
+	}
+	return s
 }
 
 func dash(s string) string {

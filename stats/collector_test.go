@@ -178,3 +178,25 @@ func BenchmarkCollectorMemory(b *testing.B) {
 		runtime.KeepAlive(recs)
 	}
 }
+
+// TestFinalIntervalFlushes: the last interval holds the values still
+// queued in the recorders, so the intervals add up to the report.
+func TestFinalIntervalFlushes(t *testing.T) {
+	c, _ := NewCollector(Options{})
+	r := c.NewRecorder()
+	for range 5 { // fewer than a batch: all still queued
+		r.Record(LoadNodeBulk, Success, time.Millisecond)
+	}
+	iv := c.FinalInterval()
+	o, _ := iv.Op(LoadNodeBulk)
+	rep := c.Report(PhaseLoad)
+	var want int64
+	for _, ro := range rep.Ops {
+		if ro.Op == LoadNodeBulk {
+			want = ro.Count()
+		}
+	}
+	if o.Count != 5 || want != 5 {
+		t.Fatalf("final interval holds %d LOAD_NODE_BULK, report %d; want 5", o.Count, want)
+	}
+}

@@ -484,6 +484,20 @@ func (iv Interval) Op(op Op) (IntervalOp, bool) {
 	return IntervalOp{}, false
 }
 
+// FinalInterval ends the last interval of a phase whose workers have
+// stopped: it moves every Recorder's queued values into the collector
+// first, so that the intervals' counts add up to the Report's. It must not
+// be called while workers record.
+func (c *Collector) FinalInterval() Interval {
+	c.mu.Lock()
+	recs := append([]*Recorder(nil), c.recs...)
+	c.mu.Unlock()
+	for _, r := range recs {
+		r.Flush()
+	}
+	return c.Interval()
+}
+
 // Interval ends the current interval and returns its figures: the values
 // moved into the collector since the previous call (or since the collector
 // was made). Recorders move their values at the latest when they record
