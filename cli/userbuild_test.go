@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linkbench-go/linkbench/internal/testmod"
 )
 
 // TestOwnBuildWithOwnStore builds the tool as a user with a store of their
@@ -17,14 +18,7 @@ func TestOwnBuildWithOwnStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program: skipped with -short")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/mylinkbench\n\ngo 1.26.0\n\nrequire github.com/linkbench-go/linkbench v0.0.0\n\nreplace github.com/linkbench-go/linkbench => " + root + "\n",
-		"main.go": `package main
+	dir := testmod.New(t, "example.com/mylinkbench", map[string]string{"main.go": `package main
 
 import (
 	"github.com/linkbench-go/linkbench/cli"
@@ -32,22 +26,10 @@ import (
 )
 
 func main() { cli.Main() }
-`,
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+`})
 	bin := filepath.Join(dir, "mylinkbench")
-	env := append(os.Environ(), "GOFLAGS=", "GOPROXY=off", "GOWORK=off")
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	testmod.Go(t, dir, "mod", "tidy")
+	testmod.Go(t, dir, "build", "-o", bin, ".")
 	out, err := exec.Command(bin, "-store", "sorted", "-D", "maxid1=1001", "-D", "nlinks_func=const",
 		"-D", "nlinks_default=4", "-D", "nlinks_config=0", "-D", "maxtime=1", "-D", "requesters=2", "-l", "-r").CombinedOutput()
 	if err != nil {

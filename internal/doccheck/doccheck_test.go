@@ -1,7 +1,6 @@
 package doccheck_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/linkbench-go/linkbench/internal/doccheck"
+	"github.com/linkbench-go/linkbench/internal/testmod"
 )
 
 // root is the repository's root directory.
@@ -91,21 +91,10 @@ func TestREADMELibrarySnippet(t *testing.T) {
 			t.Errorf("the README snippet lacks %q", want)
 		}
 	}
-	dir := t.TempDir()
-	gomod := fmt.Sprintf("module example.com/readme\n\ngo 1.26.0\n\nrequire github.com/linkbench-go/linkbench v0.0.0\n\nreplace github.com/linkbench-go/linkbench => %s\n", r)
-	for name, body := range map[string]string{"go.mod": gomod, "main.go": src, "go.sum": read(t, filepath.Join(r, "go.sum"))} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// The README's steps: go mod tidy, then a plain build (no -mod=mod).
-	env := append(os.Environ(), "GOFLAGS=", "GOPROXY=off", "GOWORK=off")
+	dir := testmod.New(t, "example.com/readme", map[string]string{"main.go": src})
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", filepath.Join(dir, "readme"+exe()), "."}, {"vet", "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s of the README snippet: %v\n%s\n--- main.go:\n%s", strings.Join(args, " "), err, out, src)
-		}
+		testmod.Go(t, dir, args...)
 	}
 	// Every package the README's table names is a package of the module.
 	cmd := exec.Command("go", "list", "./...")
