@@ -88,10 +88,17 @@
 //
 // Exit status: 0 on success, 2 for a usage or configuration error (one
 // line on standard error naming the flag, key or file:line; nothing is
-// written then), 1 when a phase fails.
+// written then, and every output path is checked before anything runs), 1
+// when a phase fails or standard output is full, 129, 130 or 143 when
+// SIGHUP, SIGINT or SIGTERM interrupted it (partial report, result files
+// marked INTERRUPTED), 141 when standard output was closed. Result files,
+// HDR logs and CSV files are written under a temporary name, synced and
+// renamed: they are complete on disk before a phase's report is printed,
+// and a closed or full standard output never loses them.
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -110,8 +117,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
@@ -119,8 +128,9 @@ import (
 )
 
 // Main runs the tool with the process's arguments and exits with its
-// status: 0, 1 (a failure while running), 2 (bad input), 130 or 143
-// (interrupted).
+// status: 0, 1 (a failure while running, or standard output full), 2
+// (bad input), 129, 130 or 143 (interrupted by SIGHUP, SIGINT or SIGTERM),
+// 141 (standard output closed; the result files are complete).
 func Main() {
 	os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -402,15 +412,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			return 0
 		}
 	}
+	if err := r.checkOutputs(); err != nil {
+		return r.fail(err)
+	}
 	if err := r.checkResultFiles(); err != nil {
 		return r.fail(err)
 	}
+	// The reports go to standard output after the result files are on
+	// disk; when it is closed (a pipe's reader gone: EPIPE, not SIGPIPE's
+	// death) or full, the run keeps writing its files and ends with the
+	// output's exit status (see outputWriter).
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	r.out = &outputWriter{w: stdout, onFail: r.stdoutLost}
+	r.stdout = r.out
+	defer func() { code = r.exitStatus(code) }()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	r.procsDesc = clientProcs(o.gomaxprocs, r.storeName)
 
-	// From here on the run is interrupted by SIGINT and SIGTERM: the phases
+	// From here on the run is interrupted by SIGINT, SIGTERM and SIGHUP: the phases
 	// stop and their partial reports are printed, marked INTERRUPTED, and
-	// the tool exits with 128 + the signal's number (130, 143); a second
+	// the tool exits with 128 + the signal's number (130, 143, 129); a second
 	// signal exits at once.
 	ctx, sig, stop := interruptible(ctx, stderr)
 	defer stop()
@@ -430,7 +453,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err := r.prepareStore(ctx); err != nil {
 		return r.fail(err)
 	}
-	closeOut, err := r.openOutputs()
+	closeOut, err := r.openOutputs(&code)
 	defer closeOut()
 	if err != nil {
 		return r.fail(err)
@@ -461,7 +484,11 @@ type runner struct {
 	sig            func() os.Signal
 	st             *openedStore
 	runStore       store.Store
-	csvStats       *os.File
+	csvStats       bytes.Buffer // -csvstats: every phase's rows so far
+	out            *outputWriter
+	// outputFailed: an output file could not be completed at the end
+	// (exit status 1).
+	outputFailed bool
 	host           *hostSource
 	sampler        *hostmetrics.Sampler
 	files          []results.File // the phases' results, in order
@@ -599,9 +626,12 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	return nil
 }
 
-// openOutputs opens -csvstats, -csvstream, -cpuprofile and -trace; the
-// function returned closes them (call it even on error).
-func (r *runner) openOutputs() (func(), error) {
+// openOutputs opens -csvstream, -cpuprofile and -trace, each under a
+// temporary name until the run ends (-csvstats is written whole after each
+// phase); the function returned gives them their final names, complete and
+// synced (call it even on error; a run refused with a usage error, exit
+// status 2, leaves none).
+func (r *runner) openOutputs(code *int) (func(), error) {
 	o, cfg := r.o, r.cfg
 	var closers []func()
 	closeAll := func() {
@@ -610,25 +640,27 @@ func (r *runner) openOutputs() (func(), error) {
 		}
 	}
 	r.runStore = r.st.Store
-	create := func(flagName, path string) (*os.File, error) {
-		f, err := os.Create(path)
+	create := func(flagName, path string) (*atomicfile.File, error) {
+		f, err := atomicfile.Create(path)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("%s: %w", flagName, err)}
 		}
-		closers = append(closers, func() { f.Close() })
+		closers = append(closers, func() {
+			if *code == 2 {
+				f.Abort()
+				return
+			}
+			if err := f.Commit(); err != nil {
+				fmt.Fprintf(r.stderr, "linkbench: %s: %v\n", flagName, err)
+				r.outputFailed = true
+			}
+		})
 		return f, nil
 	}
 	if o.resultsDir != "" {
 		if err := os.MkdirAll(o.resultsDir, 0o755); err != nil {
 			return closeAll, usageError{fmt.Errorf("-results: %w", err)}
 		}
-	}
-	if o.csvStats != "" {
-		f, err := create("-csvstats", o.csvStats)
-		if err != nil {
-			return closeAll, err
-		}
-		r.csvStats = f
 	}
 	if o.csvStream != "" {
 		f, err := create("-csvstream", o.csvStream)
@@ -666,6 +698,31 @@ func (r *runner) openOutputs() (func(), error) {
 		r.runStore = tr.Wrap(r.st.Store)
 	}
 	return closeAll, nil
+}
+
+// checkOutputs refuses, before anything runs or is written, output paths
+// that cannot be written: -results (a directory, created when missing),
+// -csvstats, -csvstream, -trace, -cpuprofile and -L (files, replaced when
+// they exist). Nothing is left behind by the check.
+func (r *runner) checkOutputs() error {
+	o := r.o
+	if o.resultsDir != "" {
+		if err := atomicfile.CheckDir(o.resultsDir); err != nil {
+			return usageError{fmt.Errorf("-results: %w", err)}
+		}
+	}
+	for _, f := range []struct{ flag, path string }{
+		{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream}, {"-trace", o.trace},
+		{"-cpuprofile", o.cpuProfile}, {"-L", o.logFile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := atomicfile.CheckWritable(f.path); err != nil {
+			return usageError{fmt.Errorf("%s: %w", f.flag, err)}
+		}
+	}
+	return nil
 }
 
 // setupHost finds what the host metrics sample and starts the sampler; on
@@ -766,6 +823,10 @@ func (r *runner) runPhases(ctx context.Context) (int, bool) {
 		if f != nil {
 			r.files = append(r.files, *f)
 		}
+		if r.stdoutFailed() && !r.writesFiles() {
+			// Nothing of the phases to come would be kept.
+			return 0, true
+		}
 		if code, ok := r.interrupted(p.name); ok {
 			return code, true
 		}
@@ -785,9 +846,9 @@ func (r *runner) runPhases(ctx context.Context) (int, bool) {
 // logs) and returns its report and result.
 func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *results.File, error) {
 	base := r.phaseBase(p)
-	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base)
+	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base, max(p.cfg.ProgressFreq, time.Second))
 	c := p.cfg
-	c.OnProgress = func(pr linkbench.Progress) { rec.onProgress(ctx, pr) }
+	c.OnInterval = func(pr linkbench.Progress) { rec.onInterval(ctx, pr) }
 	// Each loader and requester opens its own session (connections)
 	// before the measured window. The sessions the store's own methods
 	// used before (its check at Open, preflight's queries) are idle
@@ -828,22 +889,24 @@ func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *resu
 	return rep, f, err
 }
 
-// writeReport prints a phase's report (and -csvstats' rows).
+// writeReport writes a phase's -csvstats rows (the whole file again,
+// through a temporary file: complete on disk before anything is printed),
+// then prints its report. An error writing -csvstats is returned; one
+// printing is the standard output's (see stdoutFailed).
 func (r *runner) writeReport(rep *stats.Report) error {
-	if err := rep.WriteText(r.stdout); err != nil {
-		return err
-	}
-	if r.o.javaPct {
-		if err := rep.WriteJavaBuckets(r.stdout); err != nil {
-			return err
+	if r.o.csvStats != "" {
+		if err := rep.WriteCSV(&r.csvStats, true); err != nil {
+			return fmt.Errorf("-csvstats: %w", err)
 		}
-	}
-	fmt.Fprintln(r.stdout)
-	if r.csvStats != nil {
-		if err := rep.WriteCSV(r.csvStats, true); err != nil {
+		if err := atomicfile.WriteFile(r.o.csvStats, r.csvStats.Bytes()); err != nil {
 			return fmt.Errorf("-csvstats: %w", err)
 		}
 	}
+	rep.WriteText(r.stdout)
+	if r.o.javaPct {
+		rep.WriteJavaBuckets(r.stdout)
+	}
+	fmt.Fprintln(r.stdout)
 	return nil
 }
 
@@ -935,17 +998,17 @@ func writeKeys(w io.Writer) error {
 	return tw.Flush()
 }
 
-// exitNow ends the process at a second SIGINT or SIGTERM.
+// exitNow ends the process at a second SIGINT, SIGTERM or SIGHUP.
 var exitNow = os.Exit
 
-// interruptible returns ctx cancelled at the first SIGINT or SIGTERM, a
-// function that returns that signal (nil before), and stop, which stops
-// listening. At a second signal the process exits at once with 128 + its
-// number.
+// interruptible returns ctx cancelled at the first SIGINT, SIGTERM or
+// SIGHUP (a closed terminal, a dropped ssh session), a function that
+// returns that signal (nil before), and stop, which stops listening. At a
+// second signal the process exits at once with 128 + its number.
 func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func() os.Signal, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	var got atomic.Value
 	go func() {
@@ -974,7 +1037,7 @@ func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func
 }
 
 // signalStatus is the exit status of a process stopped by s: 128 + its
-// number (130 for SIGINT, 143 for SIGTERM).
+// number (129 for SIGHUP, 130 for SIGINT, 143 for SIGTERM).
 func signalStatus(s os.Signal) int {
 	if n, ok := s.(syscall.Signal); ok {
 		return 128 + int(n)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/results/plot"
 	"github.com/linkbench-go/linkbench/stats"
@@ -226,6 +227,9 @@ func runPlot(args []string, stderr io.Writer) error {
 	}
 	if len(paths) == 0 {
 		return usageError{fmt.Errorf("plot: no result file given (%s)", plotUsage)}
+	}
+	if err := atomicfile.CheckWritable(*out); err != nil {
+		return usageError{fmt.Errorf("plot: -o: %w", err)}
 	}
 	opts := plot.Options{Title: *title, LogY: *logY}
 	if *ops != "" {

@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,16 +11,18 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
 )
 
 // phaseRecorder gathers what a phase's result file holds beside its
-// report: host metrics at its start, at every progress interval and at its
-// end, the intervals' rates and p99s, and the per-op HDR interval logs.
-// OnProgress calls come from the phase's monitor goroutine, one at a time,
-// and the phase has returned before finish reads what they gathered.
+// report: host metrics at its start, at every interval (one per second,
+// Config.OnInterval) and at its end, the intervals' rates and p99s, and the
+// per-op HDR interval logs. OnInterval calls come from the phase's monitor
+// goroutine, one at a time, and the phase has returned before finish reads
+// what they gathered.
 type phaseRecorder struct {
 	phase   stats.Phase
 	sampler *hostmetrics.Sampler // nil: no host metrics
@@ -37,20 +37,29 @@ type phaseRecorder struct {
 	ends      []time.Time // the intervals' ends
 	logs      map[stats.Op]*hdrLog
 	logErr    error
+	// The database size is read at most every sizeEvery (a query or a walk
+	// of the data directory): lastSize is when it was last read.
+	sizeEvery time.Duration
+	lastSize  time.Time
 	pending   *pendingInterval // the last report, recorded at the next
 }
 
-// hdrLog is one operation's HDR interval log file.
+// hdrLog is one operation's HDR interval log file, written under a
+// temporary name until the phase ends (finish commits it).
 type hdrLog struct {
-	f    *os.File
-	w    *hdr.HistogramLogWriter
-	name string
+	f         *atomicfile.File
+	w         *hdr.HistogramLogWriter
+	name      string
+	committed bool // complete under its final name
 }
 
-// newPhaseRecorder takes the phase's first host snapshot.
-func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetrics.Sampler, src *hostSource, dir, base string) *phaseRecorder {
-	r := &phaseRecorder{phase: phase, sampler: sampler, src: src, dir: dir, base: base, start: time.Now(), logs: map[stats.Op]*hdrLog{}}
+// newPhaseRecorder takes the phase's first host snapshot; the database
+// size is then read at most every sizeEvery (at least every second).
+func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetrics.Sampler, src *hostSource, dir, base string, sizeEvery time.Duration) *phaseRecorder {
+	r := &phaseRecorder{phase: phase, sampler: sampler, src: src, dir: dir, base: base, start: time.Now(),
+		logs: map[stats.Op]*hdrLog{}, sizeEvery: sizeEvery}
 	if sampler != nil {
+		r.lastSize = r.start
 		snap, _ := sampler.Snapshot(ctx)
 		r.snaps = append(r.snaps, snap)
 		r.prevSnap = snap
@@ -58,16 +67,21 @@ func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetri
 	return r
 }
 
-// onProgress records a progress report. Each interval is held back until
-// the next report, so that a final interval shorter than half of the one
-// before it (the calls that ended after the measured window, or a phase
-// that ended just after a report) is folded into it rather than shown as a
-// short interval of its own with a fraction of the rate: the intervals
-// still add up to the report's totals.
-func (r *phaseRecorder) onProgress(ctx context.Context, p linkbench.Progress) {
+// onInterval records an interval. Each interval is held back until the
+// next one, so that a final interval shorter than half of the one before
+// it (the calls that ended after the measured window, or a phase that ended
+// just after a tick) is folded into it rather than shown as a short
+// interval of its own with a fraction of the rate: the intervals still add
+// up to the report's totals.
+func (r *phaseRecorder) onInterval(ctx context.Context, p linkbench.Progress) {
 	var snap hostmetrics.Snapshot
 	if r.sampler != nil {
-		snap, _ = r.sampler.Snapshot(ctx)
+		if now := time.Now(); p.Final || now.Sub(r.lastSize) >= r.sizeEvery {
+			snap, _ = r.sampler.Snapshot(ctx)
+			r.lastSize = now
+		} else {
+			snap = r.sampler.SnapshotWithoutSize()
+		}
 	}
 	if r.pending != nil && p.Final && foldFinal(r.pending.p.Interval, p.Interval) {
 		r.pending.p = mergeProgress(r.pending.p, p)
@@ -102,24 +116,7 @@ func foldFinal(prev, last stats.Interval) bool {
 // mergeProgress returns the report a with b's interval added to its own.
 func mergeProgress(a, b linkbench.Progress) linkbench.Progress {
 	m := b
-	iv := stats.Interval{Start: a.Interval.Start, End: b.Interval.End}
-	for _, o := range a.Interval.Ops {
-		if x, ok := b.Interval.Op(o.Op); ok && o.Hist != nil && x.Hist != nil {
-			h := hdr.Import(o.Hist.Export())
-			h.Merge(x.Hist)
-			o.Hist = h
-			o.Count += x.Count
-			o.Errors += x.Errors
-		}
-		iv.Ops = append(iv.Ops, o)
-	}
-	for _, x := range b.Interval.Ops {
-		if _, ok := a.Interval.Op(x.Op); !ok {
-			iv.Ops = append(iv.Ops, x)
-		}
-	}
-	slices.SortFunc(iv.Ops, func(x, y stats.IntervalOp) int { return int(x.Op) - int(y.Op) })
-	m.Interval = iv
+	m.Interval = a.Interval.Merge(b.Interval)
 	m.IntervalRows = a.IntervalRows + b.IntervalRows
 	return m
 }
@@ -168,7 +165,7 @@ func (r *phaseRecorder) writeLogs(iv stats.Interval) error {
 		l := r.logs[o.Op]
 		if l == nil {
 			name := fmt.Sprintf("%s.%s.hlog", r.base, o.Op)
-			f, err := os.Create(filepath.Join(r.dir, name))
+			f, err := atomicfile.Create(filepath.Join(r.dir, name))
 			if err != nil {
 				return fmt.Errorf("-results: %w", err)
 			}
@@ -177,7 +174,7 @@ func (r *phaseRecorder) writeLogs(iv stats.Interval) error {
 			w.SetBaseTime(startMs)
 			if err := firstErr(w.OutputLogFormatVersion(), w.OutputComment(fmt.Sprintf("linkbench-go %s %s, values in the collector's unit", r.phase, o.Op)),
 				w.OutputStartTime(startMs), w.OutputBaseTime(startMs), w.OutputLegend()); err != nil {
-				f.Close()
+				f.Abort()
 				return fmt.Errorf("-results: %s: %w", name, err)
 			}
 			l = &hdrLog{f: f, w: w, name: name}
@@ -209,11 +206,21 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 		r.record(*r.pending)
 		r.pending = nil
 	}
+	// The HDR logs get their final names (complete, synced) before the
+	// result file that names them, and both before the report is printed.
 	var closeErr error
 	for _, l := range r.logs {
-		if err := l.f.Close(); err != nil && closeErr == nil {
-			closeErr = fmt.Errorf("-results: %w", err)
+		if r.logErr != nil {
+			l.f.Abort()
+			continue
 		}
+		if err := l.f.Commit(); err != nil {
+			if closeErr == nil {
+				closeErr = fmt.Errorf("-results: %w", err)
+			}
+			continue
+		}
+		l.committed = true
 	}
 	f := &results.File{Label: label, Tag: tag, Phase: rep.Phase, Store: storeName, Start: rep.Start,
 		End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
@@ -255,7 +262,7 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 		} else if o.Latency.Count > 0 {
 			op.Latency = results.PercentilesOf(o.Latency)
 		}
-		if l := r.logs[o.Op]; l != nil {
+		if l := r.logs[o.Op]; l != nil && l.committed {
 			op.HDRLog = l.name
 		}
 		f.Ops = append(f.Ops, op)

@@ -193,6 +193,21 @@ type Snapshot struct {
 // Snapshot samples now. Figures that cannot be read are marked missing;
 // the error is that of Options.Size, if any (the rest is still sampled).
 func (s *Sampler) Snapshot(ctx context.Context) (Snapshot, error) {
+	snap := s.SnapshotWithoutSize()
+	var err error
+	if s.opts.Size != nil {
+		var n int64
+		if n, err = s.opts.Size(ctx); err == nil {
+			snap.Size = n
+		}
+	}
+	return snap, err
+}
+
+// SnapshotWithoutSize samples now, as Snapshot, except the database size
+// (Size is -1): for samples taken more often than the size needs to be
+// read (a query or a walk of the data directory).
+func (s *Sampler) SnapshotWithoutSize() Snapshot {
 	snap := Snapshot{Time: time.Now(), Size: -1}
 	if st, err := s.fs.Stat(); err == nil {
 		c := st.CPUTotal
@@ -211,14 +226,7 @@ func (s *Sampler) Snapshot(ctx context.Context) (Snapshot, error) {
 		pid = os.Getpid()
 	}
 	snap.Client = s.proc(pid)
-	var err error
-	if s.opts.Size != nil {
-		var n int64
-		if n, err = s.opts.Size(ctx); err == nil {
-			snap.Size = n
-		}
-	}
-	return snap, err
+	return snap
 }
 
 func (s *Sampler) disk() Disk {

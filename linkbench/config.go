@@ -317,6 +317,15 @@ type Config struct {
 	// progressfreq seconds and once at its end (Progress.Final), from a
 	// goroutine of its own: it must not block the phase for long.
 	OnProgress func(Progress) `json:"-"`
+	// OnInterval, when not nil, receives a running phase's figures every
+	// IntervalFreq (one second when 0), whatever ProgressFreq is, and the
+	// rest at its end (Progress.Final), from the goroutine that calls
+	// OnProgress: the per-interval samples of result files. Its intervals
+	// tile the phase: their counts add up to the report's.
+	OnInterval func(Progress) `json:"-"`
+	// IntervalFreq is the period of OnInterval; 0 means
+	// DefaultIntervalFreq (one second).
+	IntervalFreq time.Duration `json:"-"`
 
 	// SourceFiles lists the files the configuration was read from (the
 	// main file first), for reports; ParseProperties fills it. nil: none.

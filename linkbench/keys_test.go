@@ -70,7 +70,7 @@ var keySamples = map[string]string{
 // that no key sets: the Go-only fields, and NLinks' class, which
 // nlinks_func names.
 var leavesNotSetByKeys = []string{"NLinks.Function", "NLinks.Spec.Kind", "NLinks.Set", "NLinks.Spec.Config",
-	"Logger", "Now", "OnProgress", "Stream", "SourceFiles", "monotonic", "origins"}
+	"Logger", "Now", "OnProgress", "OnInterval", "IntervalFreq", "Stream", "SourceFiles", "monotonic", "origins"}
 
 // leafPaths returns the path and value of every leaf field of v (a
 // struct), recursively through structs.

@@ -69,21 +69,63 @@ type loadProgressFunc func() (done, total, rows, expected int64)
 // requesters: the calls in flight for longer than d, and the oldest's age.
 type waitingFunc func(d time.Duration) (n int, oldest time.Duration)
 
-// monitor reports a phase's progress every ProgressFreq (see Progress).
+// monitor reports a phase's progress every ProgressFreq (see Progress),
+// and its intervals every IntervalFreq to OnInterval.
 type monitor struct {
 	stopCh chan struct{}
 	done   chan struct{}
 }
 
+// DefaultIntervalFreq is the period of Config.OnInterval when
+// Config.IntervalFreq is 0: result files keep one interval per second,
+// whatever progressfreq is.
+const DefaultIntervalFreq = time.Second
+
 // startMonitor starts the progress reports of a phase that began at base:
 // a log line and Config.OnProgress every cfg.ProgressFreq (none when it is
-// 0 and OnProgress is nil), and the failure log's summaries. stop makes
-// the final report.
+// 0 and OnProgress is nil), Config.OnInterval every IntervalFreq, and the
+// failure log's summaries. stop makes the final reports.
+//
+// The monitor ticks at the shorter of the two periods: each tick ends a
+// collector interval, which goes to OnInterval and is added to the
+// progress interval under way; the progress report is made at the tick
+// that completes its period (within half a tick), with the intervals
+// since the last one merged. Without OnInterval the ticks are the
+// progress reports' and nothing is merged.
 func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc) *monitor {
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
+	tick := every
+	if cfg.OnInterval != nil {
+		f := cfg.IntervalFreq
+		if f <= 0 {
+			f = DefaultIntervalFreq
+		}
+		if tick <= 0 || f < tick {
+			tick = f
+		}
+	}
 	log := cfg.logger()
-	var prevRows int64 // used by the monitor goroutine only
+	// Used by the monitor goroutine only.
+	var (
+		prevRows, prevTickRows int64
+		acc                    stats.Interval // the progress interval under way
+		lastReport             = time.Now()
+	)
+	progress := func(iv stats.Interval, final bool) Progress {
+		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: iv, Final: final}
+		if load != nil {
+			var expected int64
+			p.Done, p.Total, p.Rows, expected = load()
+			// The time left from the rows written (committed batches) and
+			// the rows expected; unknown (0) without an estimate, or when
+			// the rows written reach it before the end.
+			if p.Rows > 0 && expected > p.Rows && p.Done < p.Total {
+				p.Left = time.Duration(float64(p.Elapsed) * float64(expected-p.Rows) / float64(p.Rows))
+			}
+		}
+		return p
+	}
 	report := func(final bool) {
 		var iv stats.Interval
 		if final {
@@ -93,18 +135,23 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 		} else {
 			iv = col.Interval()
 		}
-		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: iv, Final: final}
-		if load != nil {
-			var expected int64
-			p.Done, p.Total, p.Rows, expected = load()
-			p.IntervalRows, prevRows = p.Rows-prevRows, p.Rows
-			// The time left from the rows written (committed batches) and
-			// the rows expected; unknown (0) without an estimate, or when
-			// the rows written reach it before the end.
-			if p.Rows > 0 && expected > p.Rows && p.Done < p.Total {
-				p.Left = time.Duration(float64(p.Elapsed) * float64(expected-p.Rows) / float64(p.Rows))
-			}
+		if cfg.OnInterval != nil {
+			p := progress(iv, final)
+			p.IntervalRows, prevTickRows = p.Rows-prevTickRows, p.Rows
+			cfg.OnInterval(p)
 		}
+		acc = acc.Merge(iv)
+		now := time.Now()
+		if !final && (every <= 0 || now.Sub(lastReport) < every-tick/2) {
+			return // the progress interval goes on
+		}
+		if every <= 0 && cfg.OnProgress == nil && flog == nil {
+			return
+		}
+		lastReport = now
+		p := progress(acc, final)
+		acc = stats.Interval{}
+		p.IntervalRows, prevRows = p.Rows-prevRows, p.Rows
 		if waiting != nil && every > 0 {
 			p.Waiting, p.Oldest = waiting(every)
 		}
@@ -120,18 +167,18 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 	}
 	go func() {
 		defer close(m.done)
-		var tick <-chan time.Time
-		if every > 0 {
-			t := time.NewTicker(every)
+		var tc <-chan time.Time
+		if tick > 0 {
+			t := time.NewTicker(tick)
 			defer t.Stop()
-			tick = t.C
+			tc = t.C
 		}
 		for {
 			select {
-			case <-tick:
+			case <-tc:
 				report(false)
 			case <-m.stopCh:
-				if every > 0 || cfg.OnProgress != nil || flog != nil {
+				if every > 0 || cfg.OnProgress != nil || cfg.OnInterval != nil || flog != nil {
 					report(true)
 				}
 				return

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/stats"
 )
 
@@ -317,14 +318,17 @@ func (f *File) Derive() {
 	f.Derived = Derive(rate, m, un, gn, ul, gl)
 }
 
-// Write writes f to path as indented JSON (setting f.Format).
+// Write writes f to path as indented JSON (setting f.Format), through a
+// temporary file that is synced and renamed: path never holds a partial file.
 func Write(path string, f *File) error {
 	f.Format = FormatVersion
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encoding %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	// Under its name only when complete and synced: a reader, a crash or
+	// a full disk never sees half a result file.
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil

@@ -484,6 +484,47 @@ func (iv Interval) Op(op Op) (IntervalOp, bool) {
 	return IntervalOp{}, false
 }
 
+// Merge returns the interval from iv's start to next's end holding the
+// values of both (next follows iv; either may be empty, the zero Interval
+// standing for none). The histograms of the result are new: iv's and
+// next's are not modified, so either can still be used.
+func (iv Interval) Merge(next Interval) Interval {
+	if iv.Start.IsZero() && iv.End.IsZero() && len(iv.Ops) == 0 {
+		return next
+	}
+	m := Interval{Start: iv.Start, End: next.End, Ops: make([]IntervalOp, 0, max(len(iv.Ops), len(next.Ops)))}
+	i, j := 0, 0
+	for i < len(iv.Ops) || j < len(next.Ops) {
+		switch {
+		case j == len(next.Ops) || i < len(iv.Ops) && iv.Ops[i].Op < next.Ops[j].Op:
+			m.Ops = append(m.Ops, iv.Ops[i])
+			i++
+		case i == len(iv.Ops) || next.Ops[j].Op < iv.Ops[i].Op:
+			m.Ops = append(m.Ops, next.Ops[j])
+			j++
+		default:
+			a, b := iv.Ops[i], next.Ops[j]
+			o := IntervalOp{Op: a.Op, Count: a.Count + b.Count, Errors: a.Errors + b.Errors, unit: a.unit}
+			switch {
+			case a.Hist == nil:
+				o.Hist = b.Hist
+			case b.Hist == nil:
+				o.Hist = a.Hist
+			default:
+				o.Hist = hdr.Import(a.Hist.Export())
+				o.Hist.Merge(b.Hist)
+			}
+			if o.unit == 0 {
+				o.unit = b.unit
+			}
+			m.Ops = append(m.Ops, o)
+			i++
+			j++
+		}
+	}
+	return m
+}
+
 // FinalInterval ends the last interval of a phase whose workers have
 // stopped: it moves every Recorder's queued values into the collector
 // first, so that the intervals' counts add up to the Report's. It must not

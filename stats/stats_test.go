@@ -810,3 +810,46 @@ func BenchmarkRecord(b *testing.B) {
 		})
 	}
 }
+
+// TestIntervalMerge: merging two intervals adds their counts and
+// histograms per op, keeps ops present in one only, spans both, and
+// leaves the inputs unchanged; the zero Interval is the identity.
+func TestIntervalMerge(t *testing.T) {
+	col, err := NewCollector(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := col.NewRecorder()
+	rec.Record(GetNode, Success, 10*time.Microsecond)
+	rec.Record(AddLink, Success, 20*time.Microsecond)
+	rec.Flush()
+	a := col.Interval()
+	rec.Record(GetNode, Success, 30*time.Microsecond)
+	rec.Record(GetNode, Error, 40*time.Microsecond)
+	rec.Record(CountLink, Success, 50*time.Microsecond)
+	rec.Flush()
+	b := col.Interval()
+	m := a.Merge(b)
+	if !m.Start.Equal(a.Start) || !m.End.Equal(b.End) {
+		t.Errorf("merged interval %v..%v, want %v..%v", m.Start, m.End, a.Start, b.End)
+	}
+	want := map[Op][2]int64{GetNode: {3, 1}, AddLink: {1, 0}, CountLink: {1, 0}}
+	if len(m.Ops) != len(want) {
+		t.Fatalf("merged ops %v", m.Ops)
+	}
+	for i, o := range m.Ops {
+		if i > 0 && m.Ops[i-1].Op >= o.Op {
+			t.Errorf("ops out of order: %v", m.Ops)
+		}
+		w := want[o.Op]
+		if o.Count != w[0] || o.Errors != w[1] || o.Hist.TotalCount() != w[0] {
+			t.Errorf("%v: count %d errors %d histogram %d, want %v", o.Op, o.Count, o.Errors, o.Hist.TotalCount(), w)
+		}
+	}
+	if g, _ := a.Op(GetNode); g.Hist.TotalCount() != 1 {
+		t.Errorf("Merge changed its receiver's histogram: %d values", g.Hist.TotalCount())
+	}
+	if z := (Interval{}).Merge(b); len(z.Ops) != len(b.Ops) || !z.End.Equal(b.End) {
+		t.Errorf("zero.Merge(b) = %v, want b", z)
+	}
+}

@@ -29,6 +29,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
 )
 
 // OpSeries is one operation of a result: its intervals in time order and
@@ -605,7 +607,7 @@ func (f *Figure) WriteTo(w io.Writer, format string) error {
 }
 
 // WriteFile draws series and writes them to path, as PNG or SVG by its
-// extension.
+// extension; path never holds a partial figure.
 func WriteFile(path string, series []Series, opts Options) error {
 	format, err := Format(path)
 	if err != nil {
@@ -615,15 +617,17 @@ func WriteFile(path string, series []Series, opts Options) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.Create(path)
+	// Under its name only when complete (a temporary file, synced and
+	// renamed).
+	out, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	if err := fig.WriteTo(out, format); err != nil {
-		out.Close()
+		out.Abort()
 		return err
 	}
-	if err := out.Close(); err != nil {
+	if err := out.Commit(); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
