@@ -147,9 +147,9 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 	rep.Load = w.loadTotals(loaders, nl)
 	rep.Header = w.header(seed, "load_random_seed")
 	if runErr != nil {
-		rep.Status = "FAILED"
+		rep.Status = stats.Failed
 		if ctx.Err() != nil {
-			rep.Status = "INTERRUPTED"
+			rep.Status = stats.Interrupted
 		}
 		return rep, runErr
 	}

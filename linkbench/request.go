@@ -177,7 +177,7 @@ func (w *workload) prepareFailed(ctx, runCtx context.Context, col *stats.Collect
 	}
 	rep.Elapsed = spent // the phase's real time, though no request was sent
 	rep.Request = &stats.RequestTotals{Requesters: cfg.Requesters, Overrun: max(spent-w.timeBound(), 0)}
-	rep.Status = "OVERRAN"
+	rep.Status = stats.Overran
 	rep.Detail = fmt.Sprintf("the phase's time (maxtime + grace_time) ran out after %.1f s while preparing it, no request was sent: %v",
 		spent.Seconds(), err)
 	cfg.logger().Warn("request phase did not complete", "status", rep.Status, "detail", rep.Detail)
@@ -282,24 +282,24 @@ func (w *workload) requestOutcome(ctx context.Context, rep *stats.Report, reqs [
 	prep := pt.prepared()
 	switch {
 	case ctx.Err() != nil:
-		rep.Status = "INTERRUPTED"
+		rep.Status = stats.Interrupted
 		if tot.Abandoned > 0 {
 			rep.Detail = fmt.Sprintf("%d operations abandoned", tot.Abandoned)
 		}
 	case cutAtEnd > 0 || tot.Overrun > overrunTolerance:
-		rep.Status = "OVERRAN"
+		rep.Status = stats.Overran
 		rep.Detail = fmt.Sprintf("overran by %.1f s, %d operations abandoned", tot.Overrun.Seconds(), tot.Abandoned)
 	case prep > overrunTolerance:
 		// On time, but the preparation ate part of the time: the
 		// requests ran for less than maxtime.
-		rep.Status = "OVERRAN"
+		rep.Status = stats.Overran
 		rep.Detail = fmt.Sprintf("preparing the phase (sessions, statements) took %.1f s of its time, requests ran %.1f s, %d operations abandoned",
 			prep.Seconds(), rep.Elapsed.Seconds(), tot.Abandoned)
 	case tot.Abandoned > 0:
-		rep.Status = "ABANDONED"
+		rep.Status = stats.Abandoned
 		rep.Detail = fmt.Sprintf("%d operations abandoned at their request_timeout", tot.Abandoned)
 	}
-	if rep.Status != "" {
+	if rep.Status != stats.Completed {
 		log.Warn("request phase did not complete", "status", rep.Status, "detail", rep.Detail)
 	}
 	if tot.Aborted > 0 {

@@ -54,10 +54,10 @@ type File struct {
 	Seconds float64   `json:"seconds"`
 	// Threads is the number of loaders or requesters.
 	Threads int `json:"threads"`
-	// Status is "" when the phase completed, else INTERRUPTED, FAILED or
-	// OVERRAN, which Detail explains.
-	Status string `json:"status,omitempty"`
-	Detail string `json:"detail,omitempty"`
+	// Status is how the phase ended (stats.Completed, "", or INTERRUPTED,
+	// FAILED, OVERRAN, ABANDONED), which Detail explains.
+	Status stats.Status `json:"status,omitempty"`
+	Detail string       `json:"detail,omitempty"`
 	// Rows is the rows a load wrote (nodes, links and counts), Requests
 	// the requests a request phase made (failed ones included); Errors the
 	// failed requests.

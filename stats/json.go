@@ -82,7 +82,7 @@ type reportJSON struct {
 	Request        *RequestTotals   `json:"request,omitempty"`
 	ErrorClasses   []Counter        `json:"error_classes"`
 	Counters       []Counter        `json:"counters"`
-	Status         string           `json:"status,omitempty"`
+	Status         Status           `json:"status,omitempty"`
 	Detail         string           `json:"detail,omitempty"`
 	Rates          map[string]int64 `json:"rates,omitempty"`
 	Summary        string           `json:"summary,omitempty"`

@@ -197,16 +197,33 @@ type Report struct {
 	Request *RequestTotals
 	// Counters are store metrics, printed in order.
 	Counters []Counter
-	// Status is how the phase ended: "" when it completed on time with
-	// nothing abandoned, else a word for the completion line such as
-	// "INTERRUPTED" (cancelled), "FAILED" (stopped by an error) or
-	// "OVERRAN" (calls outlived the time bound); the report then covers
-	// what was done and Detail says more.
-	Status string
+	// Status is how the phase ended: Completed (""), or Interrupted,
+	// Failed, Overran or Abandoned; the report then covers what was done
+	// and Detail says more.
+	Status Status
 	// Detail explains a Status in a few words ("overran by 3.2 s, 12
 	// operations abandoned"); empty when Status is.
 	Detail string
 }
+
+// Status is how a phase ended, the word of its completion line ("LOAD
+// PHASE INTERRUPTED") and of the SUMMARY line's status=.
+type Status string
+
+// The statuses of a phase.
+const (
+	// Completed: the phase ran to its end on time, nothing abandoned.
+	Completed Status = ""
+	// Interrupted: its context was cancelled (a signal, the caller).
+	Interrupted Status = "INTERRUPTED"
+	// Failed: an error stopped it (a store failure, requesters aborted).
+	Failed Status = "FAILED"
+	// Overran: calls outlived the phase's time bound (maxtime +
+	// grace_time) and were cut, or its preparation ate into its time.
+	Overran Status = "OVERRAN"
+	// Abandoned: calls reached their request_timeout and were abandoned.
+	Abandoned Status = "ABANDONED"
+)
 
 // Report merges what the collector's recorders recorded into a Report
 // with Phase = phase, Threads = the number of recorders, the histograms'

@@ -158,7 +158,7 @@ func (r *Report) CompletionLine() string {
 	sec := r.seconds()
 	status := "COMPLETED"
 	if r.Status != "" {
-		status = r.Status
+		status = string(r.Status)
 	}
 	switch r.Phase {
 	case PhaseLoad:
@@ -253,7 +253,7 @@ func (r *Report) statusField() string {
 		return ""
 	}
 	if r.Detail == "" {
-		return " status=" + r.Status
+		return " status=" + string(r.Status)
 	}
 	return fmt.Sprintf(" status=%s detail=%q", r.Status, r.Detail)
 }
