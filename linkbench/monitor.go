@@ -227,14 +227,11 @@ func progressLine(p Progress) string {
 	calls, errs := p.Interval.Requests()
 	fmt.Fprintf(&b, "request progress: %.0f s elapsed, %d requests in the last %.1f s (%.0f/s), %d errors; p99 ms",
 		p.Elapsed.Seconds(), calls, sec, p.Rate(), errs)
-	for _, x := range [...]struct {
-		op   stats.Op
-		name string
-	}{{stats.UpdateNode, "un"}, {stats.GetNode, "gn"}, {stats.UpdateLink, "ul"}, {stats.GetLinksList, "gl"}} {
-		if o, ok := p.Interval.Op(x.op); ok {
-			fmt.Fprintf(&b, " %s=%.3f", x.name, float64(o.Quantile(0.99))/float64(time.Millisecond))
+	for _, h := range stats.Headlines() {
+		if o, ok := p.Interval.Op(h.Op); ok {
+			fmt.Fprintf(&b, " %s=%.3f", h.Short, float64(o.Quantile(0.99))/float64(time.Millisecond))
 		} else {
-			fmt.Fprintf(&b, " %s=-", x.name)
+			fmt.Fprintf(&b, " %s=-", h.Short)
 		}
 	}
 	if p.Waiting > 0 {

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/linkbench-go/linkbench/results"
 )
@@ -12,7 +13,7 @@ import (
 func ExampleDerive() {
 	f := func(v float64) *float64 { return &v }
 	m := results.Metrics{ReadsPerSec: f(30212), ReadMBPerSec: f(202.6), WriteMBPerSec: f(138.8), CPU: f(22.3)}
-	d := results.Derive(f(23557), m, nil, nil, nil, nil)
+	d := results.Derive(f(23557), m, [4]*time.Duration{})
 	fmt.Printf("r/t %.2f  rkb/t %.2f  wkb/t %.2f  Mcpu/t %.0f\n", *d.ReadsPerOp, *d.ReadKBPerOp, *d.WriteKBPerOp, *d.McpuPerOp)
 	fmt.Println("server-only Mcpu/t measured:", d.ServerMcpuPerOp != nil)
 	// Output:

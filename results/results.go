@@ -256,11 +256,41 @@ type Derived struct {
 	CPU           *float64 `json:"cpu,omitempty"`
 }
 
+// Headline returns the p99 in milliseconds of a headline op (see
+// stats.Headlines: un, gn, ul, gl); nil when missing or not a headline op.
+func (d Derived) Headline(op stats.Op) *float64 {
+	switch op {
+	case stats.UpdateNode:
+		return d.UN
+	case stats.GetNode:
+		return d.GN
+	case stats.UpdateLink:
+		return d.UL
+	case stats.GetLinksList:
+		return d.GL
+	}
+	return nil
+}
+
+// setHeadline sets the p99 of headline op op.
+func (d *Derived) setHeadline(op stats.Op, v *float64) {
+	switch op {
+	case stats.UpdateNode:
+		d.UN = v
+	case stats.GetNode:
+		d.GN = v
+	case stats.UpdateLink:
+		d.UL = v
+	case stats.GetLinksList:
+		d.GL = v
+	}
+}
+
 // Derive computes the tables' columns from a rate (inserts or requests
 // per second; nil or <= 0: unknown), host metrics and the p99 latencies of
-// UPDATE_NODE, GET_NODE, UPDATE_LINK and GET_LINKS_LIST (nil: not
-// recorded). A column whose inputs are missing is missing.
-func Derive(rate *float64, m Metrics, un, gn, ul, gl *time.Duration) Derived {
+// the headline ops (stats.Headlines, in their order; nil: not recorded). A
+// column whose inputs are missing is missing.
+func Derive(rate *float64, m Metrics, p99 [4]*time.Duration) Derived {
 	d := Derived{Rate: rate, ReadsPerSec: m.ReadsPerSec, ReadMBPerSec: m.ReadMBPerSec,
 		WriteMBPerSec: m.WriteMBPerSec, CPU: m.CPU, SizeGB: m.SizeGB, RSSGB: m.ServerRSSGB}
 	per := func(v *float64, scale float64) *float64 {
@@ -284,7 +314,9 @@ func Derive(rate *float64, m Metrics, un, gn, ul, gl *time.Duration) Derived {
 		}
 		return ptr(float64(*p) / float64(time.Millisecond))
 	}
-	d.UN, d.GN, d.UL, d.GL = ms(un), ms(gn), ms(ul), ms(gl)
+	for i, h := range stats.Headlines() {
+		d.setHeadline(h.Op, ms(p99[i]))
+	}
 	return d
 }
 
@@ -311,11 +343,13 @@ func (f *File) Derive() {
 		}
 		return nil
 	}
-	var un, gn, ul, gl *time.Duration
+	var p99s [4]*time.Duration
 	if f.Phase == stats.PhaseRequest {
-		un, gn, ul, gl = p99("UPDATE_NODE"), p99("GET_NODE"), p99("UPDATE_LINK"), p99("GET_LINKS_LIST")
+		for i, h := range stats.Headlines() {
+			p99s[i] = p99(h.Op.String())
+		}
 	}
-	f.Derived = Derive(rate, m, un, gn, ul, gl)
+	f.Derived = Derive(rate, m, p99s)
 }
 
 // Write writes f to path as indented JSON (setting f.Format), through a

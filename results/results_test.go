@@ -34,7 +34,7 @@ func TestPublishedRows(t *testing.T) {
 		if r.phase == stats.PhaseRequest {
 			m.ReadsPerSec, m.ReadMBPerSec = ptr(r.rs), ptr(r.rmb)
 		}
-		files = append(files, File{Phase: r.phase, Derived: Derive(ptr(r.rate), m, nil, nil, nil, nil)})
+		files = append(files, File{Phase: r.phase, Derived: Derive(ptr(r.rate), m, [4]*time.Duration{})})
 	}
 	load, query := Tables(files)
 	if len(load.Rows) != 2 || len(query.Rows) != 2 {

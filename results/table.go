@@ -62,7 +62,7 @@ func LoadColumns() []Column {
 // QueryColumns are the query table's numeric columns, in the published
 // order, with the server-only Mcpu/t (sMcpu/t) after Mcpu/t.
 func QueryColumns() []Column {
-	return []Column{
+	cols := []Column{
 		col("tps", 0, func(d Derived) *float64 { return d.Rate }),
 		col("r/t", 2, func(d Derived) *float64 { return d.ReadsPerOp }),
 		col("rkb/t", 2, func(d Derived) *float64 { return d.ReadKBPerOp }),
@@ -71,15 +71,16 @@ func QueryColumns() []Column {
 		col("sMcpu/t", 0, func(d Derived) *float64 { return d.ServerMcpuPerOp }),
 		col("size", 3, func(d Derived) *float64 { return d.SizeGB }),
 		col("rss", 3, func(d Derived) *float64 { return d.RSSGB }),
-		col("un", 3, func(d Derived) *float64 { return d.UN }),
-		col("gn", 3, func(d Derived) *float64 { return d.GN }),
-		col("ul", 3, func(d Derived) *float64 { return d.UL }),
-		col("gl", 3, func(d Derived) *float64 { return d.GL }),
+	}
+	for _, h := range stats.Headlines() {
+		cols = append(cols, col(h.Short, 3, func(d Derived) *float64 { return d.Headline(h.Op) }))
+	}
+	return append(cols,
 		col("r/s", 0, func(d Derived) *float64 { return d.ReadsPerSec }),
 		col("rMB/s", 1, func(d Derived) *float64 { return d.ReadMBPerSec }),
 		col("wMB/s", 1, func(d Derived) *float64 { return d.WriteMBPerSec }),
 		col("cpu", 1, func(d Derived) *float64 { return d.CPU }),
-	}
+	)
 }
 
 // Tables returns the load table (one row per LOAD file) and the query

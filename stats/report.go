@@ -206,6 +206,19 @@ type Report struct {
 	Detail string
 }
 
+// Headline is one of the operations whose p99 benchmarkers publish, with
+// the short name of its column.
+type Headline struct {
+	Op    Op
+	Short string // un, gn, ul or gl
+}
+
+// Headlines returns the published tables' p99 columns, in their order:
+// UPDATE_NODE (un), GET_NODE (gn), UPDATE_LINK (ul), GET_LINKS_LIST (gl).
+func Headlines() [4]Headline {
+	return [4]Headline{{UpdateNode, "un"}, {GetNode, "gn"}, {UpdateLink, "ul"}, {GetLinksList, "gl"}}
+}
+
 // Status is how a phase ended, the word of its completion line ("LOAD
 // PHASE INTERRUPTED") and of the SUMMARY line's status=.
 type Status string

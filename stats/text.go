@@ -285,9 +285,13 @@ func (r *Report) SummaryLine() string {
 		if r.Request != nil {
 			q = *r.Request
 		}
-		return fmt.Sprintf("SUMMARY request tps=%d goodput=%d un=%s gn=%s ul=%s gl=%s requests=%d seconds=%s",
-			perSecond(q.Requests, sec), perSecond(max(q.Requests-q.Errors-q.Abandoned, 0), sec),
-			r.p99ms(UpdateNode), r.p99ms(GetNode), r.p99ms(UpdateLink), r.p99ms(GetLinksList), q.Requests, javaFixed(sec, 1)) + r.statusField()
+		var b strings.Builder
+		fmt.Fprintf(&b, "SUMMARY request tps=%d goodput=%d", perSecond(q.Requests, sec), perSecond(max(q.Requests-q.Errors-q.Abandoned, 0), sec))
+		for _, h := range Headlines() {
+			fmt.Fprintf(&b, " %s=%s", h.Short, r.p99ms(h.Op))
+		}
+		fmt.Fprintf(&b, " requests=%d seconds=%s", q.Requests, javaFixed(sec, 1))
+		return b.String() + r.statusField()
 	}
 	return ""
 }
