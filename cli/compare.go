@@ -294,30 +294,30 @@ func seriesOf(f *results.File, path string) (plot.Series, error) {
 	if s.Label == "" {
 		s.Label = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	p99 := map[string][]plot.Point{}
+	p99 := map[stats.Op][]plot.Point{}
 	for _, iv := range f.Intervals {
 		if iv.Seconds > 0 {
 			s.Rate = append(s.Rate, plot.Point{T: iv.T, V: iv.Rate})
 		}
-		for name, v := range iv.P99Ms {
-			p99[name] = append(p99[name], plot.Point{T: iv.T, V: v})
+		for op, v := range iv.P99Ms {
+			p99[op] = append(p99[op], plot.Point{T: iv.T, V: v})
 		}
 	}
 	for _, o := range f.Ops {
-		if op, err := stats.ParseOp(o.Name); err != nil || op.IsSize() || o.Latency == nil {
+		if o.Op.IsSize() || o.Latency == nil {
 			continue
 		}
-		os := plot.OpSeries{Op: o.Name, Unit: f.HDRUnit}
+		os := plot.OpSeries{Op: o.Op.String(), Unit: f.HDRUnit}
 		if o.HDRLog != "" {
 			var err error
-			os, err = plot.ReadLogFile(filepath.Join(filepath.Dir(path), o.HDRLog), o.Name, f.HDRUnit)
+			os, err = plot.ReadLogFile(filepath.Join(filepath.Dir(path), o.HDRLog), o.Op.String(), f.HDRUnit)
 			if err != nil {
 				return s, err
 			}
 		}
-		// The p99 over time of the progress intervals, the HDR log's when
-		// the file has none.
-		os.P99 = p99[o.Name]
+		// The p99 over time of the intervals, the HDR log's when the file
+		// has none.
+		os.P99 = p99[o.Op]
 		s.Ops = append(s.Ops, os)
 	}
 	return s, nil

@@ -55,8 +55,8 @@ func writeResultFiles(t *testing.T, dir string) []string {
 		qm := results.Metrics{Seconds: 1800, ReadsPerSec: fp(c.rs), ReadMBPerSec: fp(c.rmb), WriteMBPerSec: fp(c.wmb), CPU: fp(c.cpu), SizeGB: fp(c.sizeGB + 1), ServerRSSGB: fp(c.rssGB), ServerCPU: fp(c.cpu - c.clientCPU), ClientCPU: fp(c.clientCPU)}
 		qf := &results.File{Label: c.label, Tag: "L1.P16", Phase: stats.PhaseRequest, Store: "mysql", Start: start, End: start.Add(1800 * time.Second), Seconds: 1800,
 			Requests: int64(c.tps * 1800), Host: &results.Host{Summary: qm}}
-		for name, p99 := range map[string]time.Duration{"UPDATE_NODE": c.un, "GET_NODE": c.gn, "UPDATE_LINK": c.ul, "GET_LINKS_LIST": c.gl} {
-			qf.Ops = append(qf.Ops, results.Op{Name: name, Count: 1000, Successes: 1000, Latency: &results.Percentiles{P99: p99}})
+		for op, p99 := range map[stats.Op]time.Duration{stats.UpdateNode: c.un, stats.GetNode: c.gn, stats.UpdateLink: c.ul, stats.GetLinksList: c.gl} {
+			qf.Ops = append(qf.Ops, results.Op{Op: op, Count: 1000, Successes: 1000, Latency: &results.Percentiles{P99: p99}})
 		}
 		qf.Derive()
 		lp, qp := filepath.Join(dir, c.label+".load.json"), filepath.Join(dir, c.label+".L1.json")
@@ -288,9 +288,9 @@ func writePlotResult(t *testing.T, dir, label string, k int) string {
 		if err := os.WriteFile(filepath.Join(dir, logName), buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f.Ops = append(f.Ops, results.Op{Name: name, Count: 10000, Successes: 10000, Latency: &results.Percentiles{P99: time.Duration(990*(o+1)*k) * time.Microsecond}, HDRLog: logName})
+		f.Ops = append(f.Ops, results.Op{Op: mustOp(t, name), Count: 10000, Successes: 10000, Latency: &results.Percentiles{P99: time.Duration(990*(o+1)*k) * time.Microsecond}, HDRLog: logName})
 	}
-	f.Ops = append(f.Ops, results.Op{Name: "RANGE_SIZE", Count: 10, Sizes: &stats.Summary{}})
+	f.Ops = append(f.Ops, results.Op{Op: stats.RangeSize, Count: 10, Sizes: &stats.Summary{}})
 	for i := range 10 {
 		f.Intervals = append(f.Intervals, results.Interval{T: float64(i + 1), Seconds: 1, Ops: 2000, Rate: float64(2000 / k)})
 	}
@@ -511,4 +511,14 @@ func TestPlotAndDeviceInput(t *testing.T) {
 	if code, _, errs := runCLI(t, "-l", "-device", "nosuchdev"); code != 2 || !strings.Contains(errs, "nosuchdev") {
 		t.Errorf("-device nosuchdev: exit %d, stderr %q; want 2 naming it", code, errs)
 	}
+}
+
+// mustOp returns the op named name.
+func mustOp(t *testing.T, name string) stats.Op {
+	t.Helper()
+	op, err := stats.ParseOp(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
 }

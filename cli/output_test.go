@@ -38,7 +38,7 @@ func checkComplete(t *testing.T, dir, label, csv string) {
 			}
 			logs++
 			if _, err := os.Stat(filepath.Join(dir, o.HDRLog)); err != nil {
-				t.Errorf("%s: %v", o.Name, err)
+				t.Errorf("%s: %v", o.Op, err)
 			}
 		}
 		if logs == 0 {

@@ -128,7 +128,7 @@ func (r *phaseRecorder) record(pi pendingInterval) {
 	p := pi.p
 	iv := p.Interval
 	sec := iv.End.Sub(iv.Start).Seconds()
-	ri := results.Interval{Seconds: sec, P99Ms: map[string]float64{}} // T is set by finish
+	ri := results.Interval{Seconds: sec, P99Ms: map[stats.Op]float64{}} // T is set by finish
 	r.ends = append(r.ends, iv.End)
 	if r.phase == stats.PhaseLoad {
 		ri.Ops = p.IntervalRows
@@ -142,7 +142,7 @@ func (r *phaseRecorder) record(pi pendingInterval) {
 		if o.Op.IsSize() || o.Hist == nil || o.Hist.TotalCount() == 0 {
 			continue
 		}
-		ri.P99Ms[o.Op.String()] = float64(o.Quantile(0.99)) / float64(time.Millisecond)
+		ri.P99Ms[o.Op] = float64(o.Quantile(0.99)) / float64(time.Millisecond)
 	}
 	if r.sampler != nil {
 		m := results.MetricsOf(hostmetrics.Diff(r.prevSnap, pi.snap))
@@ -254,7 +254,7 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 		f.Requests, f.Errors, f.Threads = rep.Request.Requests, rep.Request.Errors, rep.Request.Requesters
 	}
 	for _, o := range rep.Ops {
-		op := results.Op{Name: o.Op.String(), Count: o.Count(), Successes: o.Successes, Misses: o.Misses,
+		op := results.Op{Op: o.Op, Count: o.Count(), Successes: o.Successes, Misses: o.Misses,
 			Errors: o.Errors, Abandoned: o.Abandoned}
 		if o.Op.IsSize() {
 			s := o.Latency

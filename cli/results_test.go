@@ -182,7 +182,7 @@ func TestMySQLResults(t *testing.T) {
 		}
 		var op *results.Op
 		for i := range f.Ops {
-			if f.Ops[i].Name == "GET_NODE" {
+			if f.Ops[i].Op == stats.GetNode {
 				op = &f.Ops[i]
 			}
 		}
@@ -203,7 +203,7 @@ func checkHDRLogs(t *testing.T, dir string, f results.File) {
 			continue
 		}
 		if op.HDRLog == "" {
-			t.Errorf("%s %s: %s has %d values and no HDR log", f.Phase, f.Tag, op.Name, op.Count)
+			t.Errorf("%s %s: %s has %d values and no HDR log", f.Phase, f.Tag, op.Op, op.Count)
 			continue
 		}
 		lf, err := os.Open(filepath.Join(dir, op.HDRLog))

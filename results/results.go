@@ -103,12 +103,12 @@ type Server struct {
 
 // Op is one operation's counts and latencies over the measured window.
 type Op struct {
-	Name      string `json:"name"` // LinkBench's name, e.g. GET_LINKS_LIST
-	Count     int64  `json:"count"`
-	Successes int64  `json:"successes"`
-	Misses    int64  `json:"misses"`
-	Errors    int64  `json:"errors"`
-	Abandoned int64  `json:"abandoned,omitempty"`
+	Op        stats.Op `json:"name"` // JSON: LinkBench's name, e.g. GET_LINKS_LIST
+	Count     int64    `json:"count"`
+	Successes int64    `json:"successes"`
+	Misses    int64    `json:"misses"`
+	Errors    int64    `json:"errors"`
+	Abandoned int64    `json:"abandoned,omitempty"`
 	// Latency digests the successes', misses' and abandoned calls'
 	// latencies; nil for a size series (RANGE_SIZE, ..., rows not times),
 	// whose digest is in Sizes.
@@ -219,7 +219,7 @@ type Interval struct {
 	Rate float64 `json:"rate"`
 	// P99Ms is each operation's p99 latency in the interval, in
 	// milliseconds, by LinkBench name.
-	P99Ms map[string]float64 `json:"p99_ms,omitempty"`
+	P99Ms map[stats.Op]float64 `json:"p99_ms,omitempty"`
 	// Host is the host metrics over the interval; nil when not sampled.
 	Host *Metrics `json:"host,omitempty"`
 }
@@ -334,9 +334,9 @@ func (f *File) Derive() {
 	if f.Host != nil {
 		m = f.Host.Summary
 	}
-	p99 := func(name string) *time.Duration {
+	p99 := func(op stats.Op) *time.Duration {
 		for _, o := range f.Ops {
-			if o.Name == name && o.Latency != nil && o.Count > 0 {
+			if o.Op == op && o.Latency != nil && o.Count > 0 {
 				v := o.Latency.P99
 				return &v
 			}
@@ -346,7 +346,7 @@ func (f *File) Derive() {
 	var p99s [4]*time.Duration
 	if f.Phase == stats.PhaseRequest {
 		for i, h := range stats.Headlines() {
-			p99s[i] = p99(h.Op.String())
+			p99s[i] = p99(h.Op)
 		}
 	}
 	f.Derived = Derive(rate, m, p99s)

@@ -140,10 +140,10 @@ func TestDeriveFromSnapshots(t *testing.T) {
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	f := File{Phase: stats.PhaseRequest, Seconds: 10, Requests: 2000, Host: &Host{Summary: m},
 		Ops: []Op{
-			{Name: "UPDATE_NODE", Count: 10, Latency: &Percentiles{P99: ms(1.5)}},
-			{Name: "GET_NODE", Count: 10, Latency: &Percentiles{P99: ms(0.25)}},
-			{Name: "UPDATE_LINK", Count: 10, Latency: &Percentiles{P99: ms(3)}},
-			{Name: "GET_LINKS_LIST", Count: 10, Latency: &Percentiles{P99: ms(0.75)}},
+			{Op: stats.UpdateNode, Count: 10, Latency: &Percentiles{P99: ms(1.5)}},
+			{Op: stats.GetNode, Count: 10, Latency: &Percentiles{P99: ms(0.25)}},
+			{Op: stats.UpdateLink, Count: 10, Latency: &Percentiles{P99: ms(3)}},
+			{Op: stats.GetLinksList, Count: 10, Latency: &Percentiles{P99: ms(0.75)}},
 		}}
 	f.Derive()
 	d := f.Derived
@@ -227,7 +227,7 @@ func TestReadWrite(t *testing.T) {
 		Seeds:  map[string]int64{"seed": 42},
 		Server: &Server{Version: "11.4.2-MariaDB", Settings: map[string]string{"default_storage_engine": "ROCKSDB"}},
 		Start:  a.Time, End: b.Time, Seconds: 10, Threads: 16, Requests: 2000,
-		Ops:       []Op{{Name: "GET_NODE", Count: 10, Successes: 9, Misses: 1, Latency: &Percentiles{P99: time.Millisecond}, HDRLog: "x.GET_NODE.hlog"}},
+		Ops:       []Op{{Op: stats.GetNode, Count: 10, Successes: 9, Misses: 1, Latency: &Percentiles{P99: time.Millisecond}, HDRLog: "x.GET_NODE.hlog"}},
 		Host:      &Host{Devices: []string{"sda"}, Summary: m},
 		Intervals: []Interval{{T: 10, Seconds: 10, Ops: 2000, Rate: 200, Host: &m}},
 	}

@@ -59,7 +59,7 @@ func resultFile(o *options, r *result, version string) *results.File {
 		f.Requests, f.Errors, f.Threads = rep.Request.Requests, rep.Request.Errors, rep.Request.Requesters
 	}
 	for _, op := range rep.Ops {
-		ro := results.Op{Name: op.Op.String(), Count: op.Count(), Successes: op.Successes, Misses: op.Misses,
+		ro := results.Op{Op: op.Op, Count: op.Count(), Successes: op.Successes, Misses: op.Misses,
 			Errors: op.Errors, Abandoned: op.Abandoned}
 		if op.Op.IsSize() {
 			s := op.Latency
