@@ -489,9 +489,9 @@ type runner struct {
 	// outputFailed: an output file could not be completed at the end
 	// (exit status 1).
 	outputFailed bool
-	host           *hostSource
-	sampler        *hostmetrics.Sampler
-	files          []results.File // the phases' results, in order
+	host         *hostSource
+	sampler      *hostmetrics.Sampler
+	files        []results.File // the phases' results, in order
 }
 
 // fail prints err in one line, passwords removed, and returns the exit
