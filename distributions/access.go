@@ -132,7 +132,7 @@ var builtinSteps = map[Kind]accessStep{KindRoundRobin: stepRoundRobin, KindRecip
 //   - KindPerfectPower: min(max-1, (long)ceil(u^(1/c))^c). Needs c >= 1.
 //
 // Errors: *ParamError for bad parameters ("config", "realdist", "kind",
-// "data_file", and those of the distribution), including a REAL spec with no
+// "real", and those of the distribution), including a REAL spec with no
 // real data.
 func NewAccess(kind AccessKind, spec Spec, min, max int64, real *RealData) (*Access, error) {
 	return newAccess(kind, spec, min, max, real, defaultMode{})
@@ -170,7 +170,7 @@ func newAccess(kind AccessKind, spec Spec, min, max int64, real *RealData, m acc
 	switch spec.Kind {
 	case KindReal:
 		if real == nil {
-			return nil, paramErr("data_file", "", "%s of %s needs LinkBench's Distribution.dat (data_file)", spec.Kind, kind)
+			return nil, paramErr("real", "", "%s of %s needs LinkBench's Distribution.dat (a *RealData)", spec.Kind, kind)
 		}
 		s := spec.RealDist
 		if s == SectionNone {

@@ -174,7 +174,7 @@ func TestAccessShuffleAndErrors(t *testing.T) {
 	if _, err := NewAccess(LinkReads, Spec{Kind: KindReal, RealDist: SectionNLinks}, 1, 1000, d); !errors.As(err, &pe) {
 		t.Errorf("realdist links as access: %v, want an error", err)
 	}
-	if _, err := NewAccess(LinkReads, Spec{Kind: KindReal}, 1, 1000, nil); !errors.As(err, &pe) || pe.Param != "data_file" {
+	if _, err := NewAccess(LinkReads, Spec{Kind: KindReal}, 1, 1000, nil); !errors.As(err, &pe) || pe.Param != "real" {
 		t.Errorf("REAL without data: %v", err)
 	}
 	for _, c := range []struct {

@@ -31,7 +31,7 @@ func (v Vintage) String() string {
 
 // ParseVintage maps "2017" (or "md", "current") to Vintage2017 and "2011"
 // (or "fb", "legacy") to Vintage2011, ignoring case and surrounding white
-// space. Anything else returns a *ParamError (Param "data_vintage").
+// space. Anything else returns a *ParamError (Param "vintage").
 func ParseVintage(s string) (Vintage, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "2017", "md", "current":
@@ -39,7 +39,7 @@ func ParseVintage(s string) (Vintage, error) {
 	case "2011", "fb", "legacy":
 		return Vintage2011, nil
 	}
-	return 0, paramErr("data_vintage", s, "unknown Distribution.dat vintage; accepted: 2017 (md, current), 2011 (fb, legacy)")
+	return 0, paramErr("vintage", s, "unknown Distribution.dat vintage; accepted: 2017 (md, current), 2011 (fb, legacy)")
 }
 
 // builtinSection builds the built-in model of one section from its knots

@@ -171,7 +171,7 @@ func NewDistribution(spec Spec, min, max int64, real *RealData) (Distribution, e
 			return nil, paramErr("realdist", "", "RealDistribution as a class needs realdist (links, link_reads, link_writes, node_reads or node_writes)")
 		}
 		if real == nil {
-			return nil, paramErr("data_file", "", "the real distributions need LinkBench's Distribution.dat (data_file)")
+			return nil, paramErr("real", "", "the real distributions need LinkBench's Distribution.dat (a *RealData)")
 		}
 		return real.Distribution(spec.RealDist, min, max)
 	}

@@ -420,7 +420,7 @@ func TestParamErrors(t *testing.T) {
 	_, err = NewDistribution(Spec{Kind: KindReal}, 0, 10, nil)
 	check("NewDistribution real without realdist", err, "realdist")
 	_, err = NewDistribution(Spec{Kind: KindReal, RealDist: SectionLinkNReads}, 0, 10, nil)
-	check("NewDistribution real without data", err, "data_file")
+	check("NewDistribution real without data", err, "real")
 	if s := (&ParamError{Param: "shape", Value: "1", Reason: "r"}).Error(); s != "bad shape 1: r" {
 		t.Errorf("Error() = %q", s)
 	}

@@ -9,20 +9,22 @@ import (
 // constructor of this package returns it (as *ParamError, possibly wrapped)
 // for bad input; match it with errors.As.
 //
-// Param names the parameter without LinkBench's key prefix, so the caller can
-// map it to the configuration key it read (for example "shape" read from
-// read_shape). The values used are:
+// Param names the constructor's own parameter (or the field of its
+// configuration struct), never a LinkBench configuration key: package
+// linkbench maps it to the key it read. The values used are:
 //
 //   - distribution parameters: "shape", "mean", "prob", "median", "sigma",
 //     "config", "realdist", "points", "kind", "min", "max";
-//   - out-degree modes: "nlinks_func", "nlinks_config", "nlinks_default";
+//   - arithmetic out-degree models: "mode", "default", "config";
 //   - payload generators: "startbyte", "endbyte", "uniqueness";
 //   - the shuffler: "seed", "groups", "n";
-//   - the id2 chooser: "startid1", "maxid1", "link_type_count",
-//     "randomid2max", "id2gen_config", "requesters", "requester_id";
-//   - real data: "data_file" (a section the caller asked for is missing or
-//     too large), "cursors" (Java-compatible REAL sampling with
-//     RealCursors of other data), "data_vintage" (ParseVintage).
+//   - the id2 chooser: the ID2Config fields ("StartID1", "MaxID1",
+//     "LinkTypeCount", "RandomID2Max", "ID2GenConfig", "Requesters",
+//     "RequesterID") and "od" (no out-degree model);
+//   - real data: "real" (the *RealData: a section the caller asked for is
+//     missing or too large, or no data was given), "cursors"
+//     (Java-compatible REAL sampling with RealCursors of other data),
+//     "vintage" (ParseVintage).
 type ParamError struct {
 	Param  string // parameter name, see above
 	Value  string // the offending value as given

@@ -65,40 +65,39 @@ func (c *ID2Chooser) Shuffler() *InvertibleShuffler { return c.nls }
 // NewID2Chooser returns the chooser for cfg with out-degree model od, in
 // the default mode (see [Mode.ID2Chooser] for the others: they differ in
 // the out-degree shuffler).
-// Errors (*ParamError): MaxID1 <= StartID1 ("maxid1"), LinkTypeCount < 1
-// ("link_type_count"), RandomID2Max < 0 or > 2^31-1 ("randomid2max"),
-// ID2GenConfig not 0 or 1 ("id2gen_config"), and with ID2GenConfig 1:
-// Requesters < 1 ("requesters") or RequesterID < 0 ("requester_id"). A nil
-// od is an error too ("nlinks_func"), and so is a range the mode's
-// shuffler cannot handle ("n", see [JavaMode]).
+// Errors (*ParamError, Param naming the ID2Config field): MaxID1 <=
+// StartID1 ("MaxID1"), LinkTypeCount < 1, RandomID2Max < 0 or > 2^31-1,
+// ID2GenConfig not 0 or 1, and with ID2GenConfig 1: Requesters < 1 or
+// RequesterID < 0. A nil od is an error too ("od"), and so is a range the
+// mode's shuffler cannot handle ("n", see [JavaMode]).
 func NewID2Chooser(cfg ID2Config, od OutDegree) (*ID2Chooser, error) {
 	return newID2Chooser(cfg, od, defaultMode{})
 }
 
 func newID2Chooser(cfg ID2Config, od OutDegree, m Mode) (*ID2Chooser, error) {
 	if cfg.MaxID1 <= cfg.StartID1 || cfg.MaxID1-cfg.StartID1 <= 0 {
-		return nil, paramErr("maxid1", cfg.MaxID1, "must exceed startid1 = %d", cfg.StartID1)
+		return nil, paramErr("MaxID1", cfg.MaxID1, "must exceed StartID1 = %d", cfg.StartID1)
 	}
 	if cfg.LinkTypeCount < 1 {
-		return nil, paramErr("link_type_count", cfg.LinkTypeCount, "must be >= 1")
+		return nil, paramErr("LinkTypeCount", cfg.LinkTypeCount, "must be >= 1")
 	}
 	if cfg.RandomID2Max < 0 || cfg.RandomID2Max > math.MaxInt32 {
-		return nil, paramErr("randomid2max", cfg.RandomID2Max, "must be in [0, 2^31-1]")
+		return nil, paramErr("RandomID2Max", cfg.RandomID2Max, "must be in [0, 2^31-1]")
 	}
 	switch cfg.ID2GenConfig {
 	case 0:
 	case 1:
 		if cfg.Requesters < 1 {
-			return nil, paramErr("requesters", cfg.Requesters, "id2gen_config = 1 needs requesters >= 1")
+			return nil, paramErr("Requesters", cfg.Requesters, "ID2GenConfig = 1 needs Requesters >= 1")
 		}
 		if cfg.RequesterID < 0 {
-			return nil, paramErr("requester_id", cfg.RequesterID, "must be >= 0")
+			return nil, paramErr("RequesterID", cfg.RequesterID, "must be >= 0")
 		}
 	default:
-		return nil, paramErr("id2gen_config", cfg.ID2GenConfig, "must be 0 or 1")
+		return nil, paramErr("ID2GenConfig", cfg.ID2GenConfig, "must be 0 or 1")
 	}
 	if od == nil {
-		return nil, paramErr("nlinks_func", "", "no out-degree model")
+		return nil, paramErr("od", "", "no out-degree model")
 	}
 	c := &ID2Chooser{cfg: cfg, n: cfg.MaxID1 - cfg.StartID1, od: od}
 	if od.Shuffled() {

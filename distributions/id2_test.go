@@ -349,7 +349,7 @@ func TestArithmeticOutDegree(t *testing.T) {
 		mode     string
 		def, cfg int64
 		param    string
-	}{{"SQUARES", 1, 2, "nlinks_func"}, {"CONST", -1, 0, "nlinks_default"}, {"MULTIPLES", 1, 0, "nlinks_config"}, {"EXPONENTIAL", 1, 1, "nlinks_config"}} {
+	}{{"SQUARES", 1, 2, "mode"}, {"CONST", -1, 0, "default"}, {"MULTIPLES", 1, 0, "config"}, {"EXPONENTIAL", 1, 1, "config"}} {
 		_, err := NewArithmeticOutDegree(bad.mode, bad.def, bad.cfg, 1, 100)
 		if !errors.As(err, &pe) || pe.Param != bad.param {
 			t.Errorf("NewArithmeticOutDegree(%s, %d, %d) = %v, want a *ParamError on %s", bad.mode, bad.def, bad.cfg, err, bad.param)

@@ -113,7 +113,7 @@ func (defaultMode) realAccess(real *RealData, s Section, min, max int64) (Distri
 //     distribution. A REAL distribution of other data is then refused
 //     ("cursors"), and so is the links section ("realdist"), which
 //     LinkBench cannot sample, and a section holding only the value 0
-//     ("data_file"). PDF, CDF, Quantile and ExpectedCount are those of
+//     ("real"). PDF, CDF, Quantile and ExpectedCount are those of
 //     [Real]: over the first n*expected_val draws LinkBench's cursors give
 //     each id about the share Real.PDF assigns it; beyond, they drift toward
 //     uniform (reference §7.6).

@@ -37,7 +37,7 @@ type realOutDegree struct {
 // i.e. the value of the first point whose cumulative probability reaches
 // u = 1 - (s-min)/n (rank 0 gets the largest value of the file); 0 outside
 // the range. Shuffled. Errors (*ParamError): max <= min ("max"), no nlinks
-// section ("data_file").
+// section ("real").
 func (d *RealData) OutDegree(min, max int64) (OutDegree, error) {
 	if err := checkRange(min, max); err != nil {
 		return nil, err
@@ -97,10 +97,10 @@ type classOutDegree struct {
 // parameters with the prefix "nlinks_"; for Zipf, ExpectedCount is
 // n*mean*pdf with nlinks_mean, or pdf alone without it). Shuffled.
 // LogNormal is rejected, as in LinkBench (its expectedCount throws). Errors:
-// those of NewDistribution, or a *ParamError ("nlinks_func").
+// those of NewDistribution, or a *ParamError ("kind").
 func NewClassOutDegree(spec Spec, min, max int64, real *RealData) (OutDegree, error) {
 	if spec.Kind == KindLogNormal {
-		return nil, paramErr("nlinks_func", spec.Kind.String(), "LogNormal has no expected count and cannot be an out-degree model (as in LinkBench)")
+		return nil, paramErr("kind", spec.Kind.String(), "LogNormal has no expected count and cannot be an out-degree model (as in LinkBench)")
 	}
 	if spec.Kind == KindReal && spec.RealDist == SectionNone {
 		spec.RealDist = SectionNLinks
@@ -180,8 +180,8 @@ type javaArithOutDegree struct {
 //     stateless (fixed).
 //
 // Negative results are reported as 0. Errors (*ParamError): unknown mode
-// ("nlinks_func"), d < 0 ("nlinks_default"), c out of range
-// ("nlinks_config"), max <= min ("max"). [JavaMode] builds LinkBench's
+// ("mode"), d < 0 ("default"), c out of range ("config"), max <= min
+// ("max"). [JavaMode] builds LinkBench's
 // arithmetic instead.
 func NewArithmeticOutDegree(mode string, nlinksDefault, nlinksConfig, min, max int64) (OutDegree, error) {
 	m, err := newArithModel(mode, nlinksDefault, nlinksConfig, min, max)
@@ -209,19 +209,19 @@ func newArithModel(mode string, nlinksDefault, nlinksConfig, min, max int64) (ar
 		// LinkBench quirk §11.2-14 (PERFECT_POWERS documented but not accepted): fixed, the documented name is an alias in both modes.
 		o.mode, o.name = arithPerfectSquares, "PERFECT_SQUARES"
 	default:
-		return arithModel{}, paramErr("nlinks_func", mode, "unknown out-degree mode; accepted (any case): real, CONST, RECIPROCAL, MULTIPLES, EXPONENTIAL, PERFECT_SQUARES (alias PERFECT_POWERS), or a distribution class name")
+		return arithModel{}, paramErr("mode", mode, "unknown out-degree mode; accepted (any case): real, CONST, RECIPROCAL, MULTIPLES, EXPONENTIAL, PERFECT_SQUARES (alias PERFECT_POWERS), or a distribution class name")
 	}
 	if nlinksDefault < 0 {
-		return arithModel{}, paramErr("nlinks_default", nlinksDefault, "must be >= 0")
+		return arithModel{}, paramErr("default", nlinksDefault, "must be >= 0")
 	}
 	switch o.mode {
 	case arithMultiples, arithPerfectSquares:
 		if nlinksConfig < 1 {
-			return arithModel{}, paramErr("nlinks_config", nlinksConfig, "%s needs nlinks_config >= 1", o.name)
+			return arithModel{}, paramErr("config", nlinksConfig, "%s needs a config >= 1", o.name)
 		}
 	case arithExponential:
 		if nlinksConfig < 2 {
-			return arithModel{}, paramErr("nlinks_config", nlinksConfig, "EXPONENTIAL needs nlinks_config >= 2 (the base)")
+			return arithModel{}, paramErr("config", nlinksConfig, "EXPONENTIAL needs a config >= 2 (the base)")
 		}
 	}
 	o.invCfg = 1 / o.fcfg

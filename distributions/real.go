@@ -47,7 +47,7 @@ const layerGuide = 1024
 // 0 has no layer; its Choose is uniform over [min, max) (LinkBench fails).
 //
 // Errors (*ParamError): max <= min ("max"); s not a section ("realdist");
-// a needed section absent from the data ("data_file").
+// a needed section absent from the data ("real").
 func (d *RealData) Distribution(s Section, min, max int64) (*Real, error) {
 	if err := checkRange(min, max); err != nil {
 		return nil, err

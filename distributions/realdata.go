@@ -449,7 +449,7 @@ func (d *RealData) need(s Section) (*section, error) {
 		return nil, paramErr("realdist", s.String(), "no such section")
 	}
 	if d.sec[s] == nil {
-		return nil, paramErr("data_file", d.path, "%s has no %s section", d.Describe(), s)
+		return nil, paramErr("real", d.path, "%s has no %s section", d.Describe(), s)
 	}
 	return d.sec[s], nil
 }

@@ -163,7 +163,7 @@ func TestParseRealDataErrors(t *testing.T) {
 	}
 	// Missing sections are reported where they are needed.
 	var pe *ParamError
-	if _, err := d.Distribution(SectionLinkNReads, 0, 10); !errors.As(err, &pe) || pe.Param != "data_file" {
+	if _, err := d.Distribution(SectionLinkNReads, 0, 10); !errors.As(err, &pe) || pe.Param != "real" {
 		t.Errorf("Distribution(link_nreads) on data without it: %v", err)
 	}
 	if _, err := d.Distribution(SectionNodeNWrites, 0, 10); !errors.As(err, &pe) || !strings.Contains(err.Error(), "link_nwrites") {

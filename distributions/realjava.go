@@ -46,7 +46,7 @@ type cursorGroup struct {
 // node_nwrites cs array, which LinkBench computes but never samples, is not
 // built.
 //
-// Errors: a *ParamError ("data_file") when a sampled section's largest value
+// Errors: a *ParamError ("real") when a sampled section's largest value
 // exceeds maxCursorLayers = 2^22 (LinkBench would allocate arrays of that
 // many entries; the real files stay below 2^18).
 func NewRealCursors(d *RealData) (*RealCursors, error) {
@@ -56,7 +56,7 @@ func NewRealCursors(d *RealData) (*RealCursors, error) {
 			continue
 		}
 		if m := d.MaxValue(s); m > maxCursorLayers {
-			return nil, paramErr("data_file", d.path, "section %s of %s has values up to %d: more layers than the %d the Java-compatible REAL sampler holds", s, d.Describe(), m, maxCursorLayers)
+			return nil, paramErr("real", d.path, "section %s of %s has values up to %d: more layers than the %d the Java-compatible REAL sampler holds", s, d.Describe(), m, maxCursorLayers)
 		}
 		c.groups[s] = newCursorGroup(d.sec[s])
 	}
@@ -107,11 +107,11 @@ func (c *RealCursors) group(s Section) (*cursorGroup, error) {
 		s = SectionLinkNWrites
 	}
 	if s <= SectionNLinks || s >= numSections || c.groups[s] == nil {
-		return nil, paramErr("data_file", c.data.path, "no %s section to sample", s)
+		return nil, paramErr("real", c.data.path, "no %s section to sample", s)
 	}
 	g := c.groups[s]
 	if len(g.cs) < 2 {
-		return nil, paramErr("data_file", c.data.path, "section %s has only the value 0: LinkBench's REAL sampler fails on it", s)
+		return nil, paramErr("real", c.data.path, "section %s has only the value 0: LinkBench's REAL sampler fails on it", s)
 	}
 	return g, nil
 }

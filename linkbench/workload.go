@@ -61,29 +61,53 @@ type workload struct {
 }
 
 // keyError wraps a distributions.ParamError (or any error) as a
-// ConfigError naming the LinkBench key prefix+param.
+// ConfigError naming the LinkBench key it comes from (paramKey).
 func keyError(prefix string, value string, err error) error {
 	var pe *distributions.ParamError
 	if errors.As(err, &pe) {
-		key := prefix + pe.Param
-		switch pe.Param {
-		case "kind":
-			key = prefix + "function"
-		case "min", "max", "n", "startid1", "maxid1":
-			// The range of ids comes from startid1 and maxid1 (or, for the
-			// multiget size, link_multiget_dist_min/max).
-			if prefix == "link_multiget_dist_" {
-				key = prefix + pe.Param
-			} else {
-				key = "maxid1"
-			}
-		case "data_file", "data_vintage", "link_type_count", "randomid2max", "id2gen_config",
-			"nlinks_func", "nlinks_config", "nlinks_default", "requesters":
-			key = pe.Param
-		}
-		return &ConfigError{Key: key, Value: strings.Trim(pe.Value, `"`), Reason: pe.Reason}
+		return &ConfigError{Key: paramKey(prefix, pe.Param), Value: strings.Trim(pe.Value, `"`), Reason: pe.Reason}
 	}
 	return &ConfigError{Key: strings.TrimSuffix(prefix, "_"), Value: value, Reason: err.Error()}
+}
+
+// paramKey is the LinkBench key of a distributions parameter (a
+// ParamError's Param: the constructor's own parameter name) read with the
+// key prefix (read_, nlinks_, link_multiget_dist_, ...): the one place
+// where the distributions' names meet the configuration's.
+func paramKey(prefix, param string) string {
+	switch param {
+	case "kind":
+		if prefix == "nlinks_" {
+			return "nlinks_func"
+		}
+		return prefix + "function"
+	case "mode", "od":
+		return "nlinks_func"
+	case "min", "max", "n":
+		// The range of ids comes from startid1 and maxid1 (the multiget
+		// size from link_multiget_dist_min/max).
+		if prefix == "link_multiget_dist_" {
+			return prefix + param
+		}
+		return "maxid1"
+	case "real":
+		return "data_file"
+	case "vintage":
+		return "data_vintage"
+	case "StartID1":
+		return "startid1"
+	case "MaxID1":
+		return "maxid1"
+	case "LinkTypeCount":
+		return "link_type_count"
+	case "RandomID2Max":
+		return "randomid2max"
+	case "ID2GenConfig":
+		return "id2gen_config"
+	case "Requesters", "RequesterID":
+		return "requesters"
+	}
+	return prefix + param
 }
 
 // Check validates cfg and builds every distribution the load phase (and,
