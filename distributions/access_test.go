@@ -222,7 +222,7 @@ func TestConcurrentUse(t *testing.T) {
 			for i := 0; i < 2000; i++ {
 				id := a.NextID(r, 0)
 				ids += id
-				links += ch.ChooseForOp(r, id, DefaultLinkType, PGetExist)
+				links += ch.ChooseForOp(r, id, firstLinkType, PGetExist)
 			}
 			done <- [2]int64{ids, links}
 		}(uint64(g))
@@ -237,7 +237,7 @@ func TestConcurrentUse(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		id := a.NextID(r, 0)
 		ids += id
-		links += ch.ChooseForOp(r, id, DefaultLinkType, PGetExist)
+		links += ch.ChooseForOp(r, id, firstLinkType, PGetExist)
 	}
 	if !results[[2]int64{ids, links}] {
 		t.Error("a goroutine's stream differs from its sequential replay")

@@ -288,7 +288,7 @@ func benchChooseForOp(b *testing.B, od OutDegree) {
 	var x int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		x += ch.ChooseForOp(r, benchMin+int64(i)*104729%benchN, DefaultLinkType, PUpdateExist)
+		x += ch.ChooseForOp(r, benchMin+int64(i)*104729%benchN, firstLinkType, PUpdateExist)
 	}
 	sink = x
 }

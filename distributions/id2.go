@@ -13,10 +13,10 @@ const (
 	PAddExist    = 0.05 // ADD_LINK
 )
 
-// DefaultLinkType is the first link type (LinkBench's DEFAULT_LINK_TYPE,
-// equal to store.DefaultLinkType); link types are DefaultLinkType + i for
-// i in [0, link_type_count).
-const DefaultLinkType int64 = 123456789
+// firstLinkType is the first link type (LinkBench's DEFAULT_LINK_TYPE,
+// exported as store.DefaultLinkType); link types are firstLinkType + i
+// for i in [0, link_type_count).
+const firstLinkType int64 = 123456789
 
 // maxUniqIters is LinkBench's MAX_UNIQ_ITERS: extra draws the legacy
 // multiget makes to avoid a duplicate id2.
@@ -156,9 +156,9 @@ func (c *ID2Chooser) splitCount(tot, typeIndex int64) int64 {
 
 // LinkCount returns the number of links loaded for (id1, linkType),
 // LinkBench's calcLinkCount (§5.4, see splitCount); 0 for a link type
-// outside [DefaultLinkType, DefaultLinkType + LinkTypeCount).
+// outside [store.DefaultLinkType, store.DefaultLinkType + LinkTypeCount).
 func (c *ID2Chooser) LinkCount(id1, linkType int64) int64 {
-	i := linkType - DefaultLinkType
+	i := linkType - firstLinkType
 	if i < 0 || i >= c.cfg.LinkTypeCount {
 		return 0
 	}
@@ -166,7 +166,7 @@ func (c *ID2Chooser) LinkCount(id1, linkType int64) int64 {
 }
 
 // LinkCounts appends the link counts of every link type of id1 to dst[:0]
-// (index i is link type DefaultLinkType + i) and returns it, computing the
+// (index i is link type store.DefaultLinkType + i) and returns it, computing the
 // total once. It allocates only when dst is too short.
 func (c *ID2Chooser) LinkCounts(id1 int64, dst []int64) []int64 {
 	dst = dst[:0]

@@ -45,7 +45,7 @@ func TestOutDegreeTableGolden(t *testing.T) {
 				if got != w {
 					t.Errorf("id1 %d: total (type0+type1) = %d (%d+%d), want %d (%d+%d)", id1, got.tot, got.t0, got.t1, w.tot, w.t0, w.t1)
 				}
-				if a, b := ch.LinkCount(id1, DefaultLinkType), ch.LinkCount(id1, DefaultLinkType+1); a != counts[0] || b != counts[1] {
+				if a, b := ch.LinkCount(id1, firstLinkType), ch.LinkCount(id1, firstLinkType+1); a != counts[0] || b != counts[1] {
 					t.Errorf("id1 %d: LinkCount %d, %d disagrees with LinkCounts %v", id1, a, b, counts)
 				}
 			}
@@ -86,7 +86,7 @@ func TestID2ChooserLoadIDs(t *testing.T) {
 	seen := map[int64]bool{}
 	r := rand.New(1)
 	for j := int64(0); j < 50; j++ {
-		seen[ch.ChooseForLoad(r, 1234, DefaultLinkType, j)] = true
+		seen[ch.ChooseForLoad(r, 1234, firstLinkType, j)] = true
 	}
 	if len(seen) != 50 {
 		t.Errorf("50 loads gave %d distinct id2s", len(seen))
@@ -102,19 +102,19 @@ func hitRates(t *testing.T, ch *ID2Chooser, draws int) (n int, rate float64) {
 	r := rand.New(7)
 	hits := 0
 	for id1 := int64(500); id1 < 1_000_000; id1 += 3763 {
-		nl := ch.LinkCount(id1, DefaultLinkType)
+		nl := ch.LinkCount(id1, firstLinkType)
 		if nl == 0 {
 			continue
 		}
 		existing := map[int64]bool{}
 		for j := int64(0); j < nl; j++ {
-			existing[ch.ChooseForLoad(r, id1, DefaultLinkType, j)] = true
+			existing[ch.ChooseForLoad(r, id1, firstLinkType, j)] = true
 		}
 		for i := 0; i < draws; i++ {
-			if id2 := ch.ChooseForOp(r, id1, DefaultLinkType, 1.0); !existing[id2] {
+			if id2 := ch.ChooseForOp(r, id1, firstLinkType, 1.0); !existing[id2] {
 				t.Fatalf("p = 1: id2 %d of id1 %d is not a loaded link (%d links)", id2, id1, nl)
 			}
-			if existing[ch.ChooseForOp(r, id1, DefaultLinkType, 0.5)] {
+			if existing[ch.ChooseForOp(r, id1, firstLinkType, 0.5)] {
 				hits++
 			}
 			n++
@@ -155,14 +155,14 @@ func TestID2ChooserHitRate(t *testing.T) {
 		var hits, draws int
 		var expect, variance float64
 		for id1 := int64(500); id1 < 1_000_000; id1 += 3763 {
-			nl := ch.LinkCount(id1, DefaultLinkType)
+			nl := ch.LinkCount(id1, firstLinkType)
 			p := 0.5
 			q := p
 			if legacy {
 				q = float64(nl) / float64(legacyRange(nl, p))
 			}
 			for i := 0; i < 200; i++ {
-				id2 := ch.ChooseForOp(r, id1, DefaultLinkType, p)
+				id2 := ch.ChooseForOp(r, id1, firstLinkType, p)
 				if id2 >= id1 && id2 < id1+nl {
 					hits++
 				}
@@ -187,7 +187,7 @@ func TestID2ChooserTypeSplit(t *testing.T) {
 		}
 		for id1 := int64(1); id1 < 1000; id1 += 7 {
 			sum := int64(0)
-			for tp := DefaultLinkType; tp < DefaultLinkType+10; tp++ {
+			for tp := firstLinkType; tp < firstLinkType+10; tp++ {
 				sum += ch.LinkCount(id1, tp)
 			}
 			if tot := ch.TotalLinkCount(id1); sum != tot {
@@ -206,7 +206,7 @@ func TestID2ChooserTypeSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := [2]int64{ch.LinkCount(5, DefaultLinkType), ch.LinkCount(5, DefaultLinkType+1)}
+			got := [2]int64{ch.LinkCount(5, firstLinkType), ch.LinkCount(5, firstLinkType+1)}
 			if got != want[mode] {
 				t.Errorf("tot %d legacy=%v: split %v, want %v", tot, legacy, got, want[mode])
 			}
@@ -220,7 +220,7 @@ func TestID2ChooserDrawsAndModes(t *testing.T) {
 	ch, _ := NewID2Chooser(ID2Config{StartID1: 1, MaxID1: 1001, LinkTypeCount: 1}, od)
 	a, b := NewJavaRandom(42), NewJavaRandom(42)
 	for i := 0; i < 50; i++ {
-		got := ch.ChooseForOp(a, 10, DefaultLinkType, 0.5)
+		got := ch.ChooseForOp(a, 10, firstLinkType, 0.5)
 		var want int64
 		if b.Float64() < 0.5 {
 			want = 10 + int64(b.Int31n(7))
@@ -235,12 +235,12 @@ func TestID2ChooserDrawsAndModes(t *testing.T) {
 	lg, _ := NewID2Chooser(ID2Config{StartID1: 1, MaxID1: 1001, LinkTypeCount: 1, NeverChange: true}, od)
 	a, b = NewJavaRandom(3), NewJavaRandom(3)
 	for i := 0; i < 50; i++ {
-		if got, want := lg.ChooseForOp(a, 10, DefaultLinkType, 0.9), 10+int64(b.Int31n(8)); got != want {
+		if got, want := lg.ChooseForOp(a, 10, firstLinkType, 0.9), 10+int64(b.Int31n(8)); got != want {
 			t.Fatalf("legacy draw %d: %d, want %d", i, got, want)
 		}
 	}
 	// Legacy multiget: range 8 <= k = 9 gives the block without draws.
-	dst := lg.ChooseMultipleForOp(a, 10, DefaultLinkType, 9, 0.9, nil)
+	dst := lg.ChooseMultipleForOp(a, 10, firstLinkType, 9, 0.9, nil)
 	if fmt.Sprint(dst) != "[10 11 12 13 14 15 16 17 18]" {
 		t.Errorf("legacy block multiget = %v", dst)
 	}
@@ -248,7 +248,7 @@ func TestID2ChooserDrawsAndModes(t *testing.T) {
 		t.Error("legacy block multiget consumed draws")
 	}
 	// Legacy multiget with range 8 > k = 5: distinct id2s.
-	dst = lg.ChooseMultipleForOp(rand.New(1), 10, DefaultLinkType, 5, 0.9, dst)
+	dst = lg.ChooseMultipleForOp(rand.New(1), 10, firstLinkType, 5, 0.9, dst)
 	seen := map[int64]bool{}
 	for _, v := range dst {
 		if seen[v] || v < 10 || v >= 18 {
@@ -258,9 +258,9 @@ func TestID2ChooserDrawsAndModes(t *testing.T) {
 	}
 	// Default multiget: k independent draws, same stream as k ChooseForOp.
 	a, b = NewJavaRandom(5), NewJavaRandom(5)
-	dst = ch.ChooseMultipleForOp(a, 10, DefaultLinkType, 4, 0.5, dst)
+	dst = ch.ChooseMultipleForOp(a, 10, firstLinkType, 4, 0.5, dst)
 	for i, v := range dst {
-		if w := ch.ChooseForOp(b, 10, DefaultLinkType, 0.5); v != w {
+		if w := ch.ChooseForOp(b, 10, firstLinkType, 0.5); v != w {
 			t.Errorf("default multiget[%d] = %d, want %d", i, v, w)
 		}
 	}
@@ -268,22 +268,22 @@ func TestID2ChooserDrawsAndModes(t *testing.T) {
 	fx, _ := NewID2Chooser(ID2Config{StartID1: 1, MaxID1: 1001, LinkTypeCount: 1, ID2GenConfig: 1, Requesters: 5, RequesterID: 2}, od)
 	r := rand.New(2)
 	for i := 0; i < 1000; i++ {
-		if v := fx.ChooseForOp(r, 10, DefaultLinkType, 0.5); v%5 != 2 {
+		if v := fx.ChooseForOp(r, 10, firstLinkType, 0.5); v%5 != 2 {
 			t.Fatalf("fixId2: id2 %d is not 2 mod 5", v)
 		}
 	}
 	// randomid2max: id2 in [0, randomid2max) at load and in requests.
 	rm, _ := NewID2Chooser(ID2Config{StartID1: 1, MaxID1: 1001, LinkTypeCount: 1, RandomID2Max: 77}, od)
 	for i := 0; i < 1000; i++ {
-		if v := rm.ChooseForOp(r, 10, DefaultLinkType, 0.5); v < 0 || v >= 77 {
+		if v := rm.ChooseForOp(r, 10, firstLinkType, 0.5); v < 0 || v >= 77 {
 			t.Fatalf("randomid2max: %d", v)
 		}
-		if v := rm.ChooseForLoad(r, 10, DefaultLinkType, 3); v < 0 || v >= 77 {
+		if v := rm.ChooseForLoad(r, 10, firstLinkType, 3); v < 0 || v >= 77 {
 			t.Fatalf("randomid2max at load: %d", v)
 		}
 	}
 	// Out-of-range ids and types have no links.
-	if ch.TotalLinkCount(0) != 0 || ch.TotalLinkCount(1001) != 0 || ch.LinkCount(5, DefaultLinkType+1) != 0 {
+	if ch.TotalLinkCount(0) != 0 || ch.TotalLinkCount(1001) != 0 || ch.LinkCount(5, firstLinkType+1) != 0 {
 		t.Error("out-of-range id1 or link type has links")
 	}
 	var pe *ParamError
@@ -378,9 +378,9 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	dst := make([]int64, 0, 16)
 	id := int64(1)
 	for name, f := range map[string]func(){
-		"ChooseForOp":         func() { id = 1 + ch.ChooseForOp(r, id%1_000_000+1, DefaultLinkType, PGetExist)%1_000_000 },
-		"ChooseMultipleForOp": func() { dst = ch.ChooseMultipleForOp(r, 5, DefaultLinkType, 8, PGetExist, dst) },
-		"legacy multiget":     func() { dst = lg.ChooseMultipleForOp(r, 5, DefaultLinkType, 8, PGetExist, dst) },
+		"ChooseForOp":         func() { id = 1 + ch.ChooseForOp(r, id%1_000_000+1, firstLinkType, PGetExist)%1_000_000 },
+		"ChooseMultipleForOp": func() { dst = ch.ChooseMultipleForOp(r, 5, firstLinkType, 8, PGetExist, dst) },
+		"legacy multiget":     func() { dst = lg.ChooseMultipleForOp(r, 5, firstLinkType, 8, PGetExist, dst) },
 		"LinkCounts":          func() { dst = ch.LinkCounts(id, dst) },
 		"NextID Zipf":         func() { id = zipf.NextID(r, 0) },
 		"NextID REAL":         func() { id = real.NextID(r, 0) },

@@ -114,9 +114,6 @@ const (
 	RNGJava RNGMode = "java"
 )
 
-// Java reports whether the mode is RNGJava.
-func (m RNGMode) Java() bool { return m == RNGJava }
-
 // DataGenKind names a payload generator.
 type DataGenKind string
 
