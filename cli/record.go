@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -235,16 +235,7 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, cfg *link
 	for _, p := range cfg.Properties() {
 		f.Config[p.Key] = p.Value
 	}
-	for _, kv := range rep.Header {
-		if strings.Contains(kv.Key, "seed") {
-			if v, err := strconv.ParseInt(strings.Fields(kv.Value + " x")[0], 10, 64); err == nil {
-				if f.Seeds == nil {
-					f.Seeds = map[string]int64{}
-				}
-				f.Seeds[kv.Key] = v
-			}
-		}
-	}
+	f.Seeds = maps.Clone(rep.Seeds)
 	if rep.Load != nil {
 		f.Nodes, f.Links, f.Counts = rep.Load.Nodes, rep.Load.Links, rep.Load.Counts
 		f.Rows = f.Nodes + f.Links + f.Counts

@@ -2,12 +2,16 @@ package linkbench
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/discard"
+	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
 // TestOnInterval: OnInterval receives an interval every IntervalFreq
@@ -68,5 +72,56 @@ func TestOnInterval(t *testing.T) {
 	}
 	if gn, ok := progs[1].Interval.Op(stats.GetNode); ok && gn.Hist != nil && gn.Hist.TotalCount() != gn.Count {
 		t.Errorf("merged GET_NODE histogram holds %d values, count %d", gn.Hist.TotalCount(), gn.Count)
+	}
+}
+
+// countingStore is a memory store with a counter of its own
+// (store.CounterSource): one event per AddLink, and a maximum.
+type countingStore struct {
+	store.Forward
+	adds atomic.Int64
+}
+
+func (s *countingStore) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
+	s.adds.Add(1)
+	return s.Forward.AddLink(ctx, l, noInverse)
+}
+
+func (s *countingStore) Counters() []store.Counter {
+	return []store.Counter{{Name: "adds", Value: s.adds.Load()}, {Name: "max_things", Value: 7}, {Name: "zero", Value: 0}}
+}
+
+func (s *countingStore) Capabilities() store.Capability {
+	return s.Forward.Capabilities() | store.CapCounters
+}
+
+// TestReportSeedsAndCounters: Load and Request put their seed (typed, by
+// key) and what the store's counters grew by into the report, so that a
+// library user gets the retry and error lines the tool prints.
+func TestReportSeedsAndCounters(t *testing.T) {
+	cfg := smallConfig(1001)
+	zipfOutDegree(&cfg)
+	cfg.LoadRandomSeed, cfg.RequestRandomSeed = FixedSeed(11), FixedSeed(22)
+	st := &countingStore{Forward: store.Forward{Inner: memstore.New()}}
+	st.adds.Store(1000) // counted before the phases: not theirs
+	lrep, err := Load(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lrep.Seeds["load_random_seed"] != 11 || len(lrep.Seeds) != 1 {
+		t.Errorf("load seeds %v, want load_random_seed 11", lrep.Seeds)
+	}
+	cfg.Requests = 2000
+	rep, err := Request(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Seeds["request_random_seed"] != 22 {
+		t.Errorf("request seeds %v, want request_random_seed 22", rep.Seeds)
+	}
+	al, _ := rep.Op(stats.AddLink)
+	want := []stats.Counter{{Name: "adds", Value: al.Count()}, {Name: "max_things", Value: 7}}
+	if !slices.Equal(rep.Counters, want) {
+		t.Errorf("request counters %v, want %v (AddLink calls, the maximum as is, no zero)", rep.Counters, want)
 	}
 }

@@ -69,7 +69,10 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	if err != nil {
 		return nil, err
 	}
-	return w.load(ctx, st)
+	c := startCounters(st)
+	rep, err := w.load(ctx, st)
+	c.finish(rep)
+	return rep, err
 }
 
 // numChunks is the number of chunks of one database's id1 range.
@@ -145,7 +148,7 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 	rep := col.Report(stats.PhaseLoad)
 	rep.Start, rep.Elapsed = start, elapsed
 	rep.Load = w.loadTotals(loaders, nl)
-	rep.Header = w.header(seed, "load_random_seed")
+	w.describe(rep, seed, "load_random_seed")
 	if runErr != nil {
 		rep.Status = stats.Failed
 		if ctx.Err() != nil {

@@ -2,10 +2,12 @@ package linkbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/linkbench-go/linkbench/distributions"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
 )
 
 // Profile names the workload rules in effect: the maintained fork's
@@ -21,6 +23,53 @@ func (c *Config) Profile() string {
 // RNGDescription names the random mode in effect (the rng key), for
 // report headers.
 func (c *Config) RNGDescription() string { return modeOf(c.RNG).describe() }
+
+// describe sets the report's header (header) and its seed, seedKey
+// naming it (load_random_seed, request_random_seed).
+func (w *workload) describe(rep *stats.Report, seed int64, seedKey string) {
+	rep.Header = w.header(seed, seedKey)
+	rep.Seeds = map[string]int64{seedKey: seed}
+}
+
+// phaseCounters takes the store's counters (store.CounterSource) at a
+// phase's start; finish puts what the phase added into its report.
+type phaseCounters struct {
+	src    store.CounterSource
+	before map[string]int64
+}
+
+// startCounters reads st's counters, if it has any.
+func startCounters(st store.Store) phaseCounters {
+	src, ok := store.AsCounterSource(st)
+	if !ok {
+		return phaseCounters{}
+	}
+	before := map[string]int64{}
+	for _, c := range src.Counters() {
+		before[c.Name] = c.Value
+	}
+	return phaseCounters{src: src, before: before}
+}
+
+// finish sets rep.Counters to the counters that grew during the phase, in
+// name order: the growth of each, the value of a maximum ("max_" names).
+func (c phaseCounters) finish(rep *stats.Report) {
+	if c.src == nil || rep == nil {
+		return
+	}
+	var out []stats.Counter
+	for _, x := range c.src.Counters() {
+		d := x.Value - c.before[x.Name]
+		if strings.HasPrefix(x.Name, "max_") {
+			d = x.Value
+		}
+		if d != 0 {
+			out = append(out, stats.Counter{Name: x.Name, Value: d})
+		}
+	}
+	slices.SortFunc(out, func(a, b stats.Counter) int { return strings.Compare(a.Name, b.Name) })
+	rep.Counters = append(rep.Counters, out...)
+}
 
 // header lists the settings a reader needs to interpret a phase's report.
 func (w *workload) header(seed int64, seedKey string) []stats.KV {

@@ -95,7 +95,10 @@ func Request(ctx context.Context, cfg Config, st store.Store) (*stats.Report, er
 	if err != nil {
 		return nil, err
 	}
-	return w.request(ctx, st)
+	c := startCounters(st)
+	rep, err := w.request(ctx, st)
+	c.finish(rep)
+	return rep, err
 }
 
 // request runs the request phase of the prepared workload w against st.
@@ -110,7 +113,7 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 			return nil, err
 		}
 		rep.Request = &stats.RequestTotals{}
-		rep.Header = w.header(seed, "request_random_seed")
+		w.describe(rep, seed, "request_random_seed")
 		return rep, nil
 	}
 	if cfg.Mix.HasNodeOps() && st == nil {
@@ -155,7 +158,7 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
 	w.runRequesters(runCtx, reqs, col, elog, &pt)
 	rep := col.Report(stats.PhaseRequest)
-	rep.Header = w.header(seed, "request_random_seed")
+	w.describe(rep, seed, "request_random_seed")
 	return w.requestOutcome(ctx, rep, reqs, pt)
 }
 
@@ -170,7 +173,7 @@ func (w *workload) prepareFailed(ctx, runCtx context.Context, col *stats.Collect
 	cfg := &w.cfg
 	spent := time.Since(pt.start)
 	rep := col.Report(stats.PhaseRequest)
-	rep.Header = w.header(seed, "request_random_seed")
+	w.describe(rep, seed, "request_random_seed")
 	rep.Start = pt.start
 	if cfg.Now != nil {
 		rep.Start = cfg.Now()

@@ -195,8 +195,13 @@ type Report struct {
 	// reads as all zeros.
 	Load    *LoadTotals
 	Request *RequestTotals
-	// Counters are store metrics, printed in order.
+	// Counters are store metrics, printed in order: what the store's
+	// counters (retries, errors by server code) grew by during the phase.
 	Counters []Counter
+	// Seeds are the random seeds the phase used, by their key
+	// (load_random_seed, request_random_seed): with the configuration,
+	// they reproduce its operations.
+	Seeds map[string]int64
 	// Status is how the phase ended: Completed (""), or Interrupted,
 	// Failed, Overran or Abandoned; the report then covers what was done
 	// and Detail says more.
