@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/linkbench-go/linkbench/hostmetrics"
@@ -350,6 +352,71 @@ func (f *File) Derive() {
 		}
 	}
 	f.Derived = Derive(rate, m, p99s)
+}
+
+// Phase names a phase's result file: the configuration measured (Label),
+// the phase within a run (Tag), the store (its registered name) and the
+// run's effective configuration (secrets left out) by key.
+type Phase struct {
+	Label, Tag string
+	Store      string
+	Config     map[string]string
+}
+
+// FromReport returns the result file of a phase's report: its counts,
+// latencies, errors by class, the store's counters (retries.* and
+// max_retries.* as Retries, the others as Counters), seeds,
+// status and times, with p's names, and the derived columns (without host
+// metrics: see Host and Intervals, which the run's recorder adds, then
+// call Derive again).
+func FromReport(rep *stats.Report, p Phase) *File {
+	f := &File{Label: p.Label, Tag: p.Tag, Phase: rep.Phase, Store: p.Store, Config: maps.Clone(p.Config),
+		Start: rep.Start, End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
+		Status: rep.Status, Detail: rep.Detail, HDRUnit: rep.Unit, Seeds: maps.Clone(rep.Seeds)}
+	if rep.Load != nil {
+		f.Nodes, f.Links, f.Counts = rep.Load.Nodes, rep.Load.Links, rep.Load.Counts
+		f.Rows = f.Nodes + f.Links + f.Counts
+	}
+	if rep.Request != nil {
+		f.Requests, f.Errors, f.Threads = rep.Request.Requests, rep.Request.Errors, rep.Request.Requesters
+	}
+	for _, o := range rep.Ops {
+		op := Op{Op: o.Op, Count: o.Count(), Successes: o.Successes, Misses: o.Misses, Errors: o.Errors, Abandoned: o.Abandoned}
+		if o.Op.IsSize() {
+			s := o.Latency
+			op.Sizes = &s
+		} else if o.Latency.Count > 0 {
+			op.Latency = PercentilesOf(o.Latency)
+		}
+		f.Ops = append(f.Ops, op)
+	}
+	for _, c := range rep.ErrorClasses {
+		if f.ErrorClasses == nil {
+			f.ErrorClasses = map[string]int64{}
+		}
+		f.ErrorClasses[c.Name] = c.Value
+	}
+	for _, c := range rep.Counters {
+		m := &f.Counters
+		if IsRetryCounter(c.Name) {
+			m = &f.Retries
+		}
+		if *m == nil {
+			*m = map[string]int64{}
+		}
+		(*m)[c.Name] = c.Value
+	}
+	f.Derive()
+	return f
+}
+
+// IsRetryCounter reports whether a store counter (store.CounterSource)
+// counts retries: its name is "retries.<op>" (attempts after the first)
+// or "max_retries.<op>" (the most of one call), the names the SQL stores
+// use.
+func IsRetryCounter(name string) bool {
+	kind, _, _ := strings.Cut(name, ".")
+	return kind == "retries" || kind == "max_retries"
 }
 
 // Write writes f to path as indented JSON (setting f.Format), through a
