@@ -61,10 +61,11 @@
 // transaction isolation (read-committed, the default, repeatable-read or
 // serializable) and -dialect the server's dialect (postgres; cockroachdb
 // and yugabytedb are untested). -verify checks, after the phases, that every count
-// equals the visible links. Passwords are never printed. -trace writes
-// every store call of the phases, one per line, in the format LinkBench's
-// calls were logged in (so that a run with -D rng=java can be diffed against
-// the Java benchmark's).
+// equals the visible links; alone (without -l or -r) it checks an existing
+// database, and is refused on the memory store, which starts empty.
+// Passwords are never printed. -trace writes every store call of the
+// phases, one per line, in the format LinkBench's calls were logged in (so
+// that a run with -D rng=java can be diffed against the Java benchmark's).
 //
 // At the end of a run the tool prints the load and query tables (ips or
 // tps, the storage device's and the machine's CPU use per insert or
@@ -248,7 +249,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
-	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
 		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
@@ -293,8 +294,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if !o.load && !o.req {
 		switch {
-		case o.verify && (o.config != "" || o.store == "mysql" || o.store == "postgres"):
-			// -verify alone checks an existing database.
+		case o.verify:
+			// -verify alone checks an existing database, with or without
+			// -c; check refuses it on a store that starts empty.
 		case o.config != "":
 			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request), or -verify")}
 		default:
