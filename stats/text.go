@@ -66,8 +66,10 @@ func hdrLine(b *strings.Builder, s Summary, unit string, threads int) {
 //     "LOAD PHASE COMPLETED. Loaded %d nodes (Expected %d), %d links (%.2f /node), %d counts (%.2f /node). %.1f seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s"
 //     with rates Math.round(rows / seconds); for requests, LinkBench's
 //     (reference §6.1) "REQUEST PHASE COMPLETED. %d requests done in %d
-//     seconds. Requests/second = %d" (integer seconds = Elapsed ms / 1000,
-//     rate = 1000·requests / Elapsed ms, integer division), followed when
+//     seconds. Requests/second = %d" with the seconds and the rate rounded
+//     as Math.round rounds (LinkBench truncates both: 14.96 s is "14
+//     seconds" there, "15 seconds" here, as SUMMARY's seconds=15.0 and its
+//     tps agree), followed when
 //     Aborted > 0 by "Benchmark did not complete cleanly: a/r request
 //     threads aborted.  See error log entries for details.";
 //  7. SummaryLine.
@@ -174,12 +176,10 @@ func (r *Report) CompletionLine() string {
 		if r.Request != nil {
 			q = *r.Request
 		}
-		ms := r.Elapsed.Milliseconds()
-		var rate int64
-		if ms > 0 {
-			rate = 1000 * q.Requests / ms
-		}
-		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d", status, q.Requests, ms/1000, rate) + r.detail()
+		// Rounded, as the SUMMARY line's seconds and tps are (LinkBench
+		// truncates both: 14.96 s printed "14 seconds").
+		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d",
+			status, q.Requests, javaRound(sec), perSecond(q.Requests, sec)) + r.detail()
 	}
 	return ""
 }
