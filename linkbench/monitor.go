@@ -21,7 +21,7 @@ type Progress struct {
 	Elapsed time.Duration
 	// Interval holds the operations the workers recorded since the
 	// previous report: counts, errors and latency histograms (use
-	// Interval.Op(op).Quantile(q) for percentiles).
+	// Interval.Op(op) and its Quantile(q) for percentiles).
 	Interval stats.Interval
 	// For a load: Done of the Total id1s (all databases) have their links
 	// loaded, Rows rows (nodes, links and counts) were written so far (in
@@ -170,8 +170,10 @@ func progressLine(p Progress) string {
 		if sec > 0 {
 			fmt.Fprintf(&b, "; last %.1f s: %d rows (%.0f rows/s)", sec, p.IntervalRows, float64(p.IntervalRows)/sec)
 			for _, op := range [...]stats.Op{stats.LoadNodeBulk, stats.LoadLinksBulk, stats.LoadCountsBulk, stats.LoadLink} {
-				if o, ok := p.Interval.Op(op); ok && o.Count > 0 {
-					fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(o.Quantile(0.99))/float64(time.Millisecond))
+				if o, ok := p.Interval.Op(op); ok {
+					if p99, ok := o.Quantile(0.99); ok {
+						fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(p99)/float64(time.Millisecond))
+					}
 				}
 			}
 		}
@@ -184,8 +186,9 @@ func progressLine(p Progress) string {
 		op   stats.Op
 		name string
 	}{{stats.UpdateNode, "un"}, {stats.GetNode, "gn"}, {stats.UpdateLink, "ul"}, {stats.GetLinksList, "gl"}} {
-		if o, ok := p.Interval.Op(x.op); ok {
-			fmt.Fprintf(&b, " %s=%.3f", x.name, float64(o.Quantile(0.99))/float64(time.Millisecond))
+		o, _ := p.Interval.Op(x.op)
+		if p99, ok := o.Quantile(0.99); ok {
+			fmt.Fprintf(&b, " %s=%.3f", x.name, float64(p99)/float64(time.Millisecond))
 		} else {
 			fmt.Fprintf(&b, " %s=-", x.name)
 		}

@@ -444,19 +444,23 @@ type IntervalOp struct {
 	unit time.Duration
 }
 
-// Quantile returns the value at quantile q (0..1) of the interval (Java
-// HdrHistogram's value at percentile 100·q); rows as a Duration of that
-// many nanoseconds for a size op.
-func (o IntervalOp) Quantile(q float64) time.Duration {
+// Quantile returns the value at quantile q, a fraction in [0, 1] (0.99
+// for the p99), of the interval (Java HdrHistogram's value at percentile
+// 100·q), and true; 0 and false when the interval has no value of the op.
+// For a size op the value is rows, as a Duration of that many
+// nanoseconds. It panics, naming the value, when q is not in [0, 1] (as
+// Report.Quantile).
+func (o IntervalOp) Quantile(q float64) (time.Duration, bool) {
+	mustBeFraction("IntervalOp.Quantile", o.Op, q)
 	if o.Hist == nil || o.Hist.TotalCount() == 0 {
-		return 0
+		return 0, false
 	}
 	var v [1]int64
-	quantiles(o.Hist, []float64{100 * min(max(q, 0), 1)}, v[:])
+	quantiles(o.Hist, []float64{100 * q}, v[:])
 	if o.Op.IsSize() {
-		return time.Duration(v[0])
+		return time.Duration(v[0]), true
 	}
-	return time.Duration(v[0]) * o.unit
+	return time.Duration(v[0]) * o.unit, true
 }
 
 // Interval is what a Collector's recorders recorded between two calls of

@@ -853,3 +853,77 @@ func TestCompletionLineAgreesWithSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantileMisuseIsLoud: Quantile takes a fraction; a percentage (99,
+// hdrhistogram-go's scale), a negative q or NaN panics naming the value
+// (it used to read as the maximum, or the minimum). An op that did not
+// run, or whose every call failed, has no quantile: ok is false (it used
+// to be 0, which passes any p99 < limit gate). The same holds for a
+// report read back from JSON, for OpReport and for IntervalOp.
+func TestQuantileMisuseIsLoud(t *testing.T) {
+	c, _ := NewCollector(Options{})
+	r := c.NewRecorder()
+	for i := range 100 {
+		r.Record(GetNode, Success, time.Duration(i+1)*time.Millisecond)
+	}
+	r.RecordError(AddLink, "x", time.Millisecond)
+	r.Flush()
+	iv := c.Interval()
+	rep := c.Report(PhaseRequest)
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rp := range map[string]*Report{"report": rep, "report read from JSON": back} {
+		for _, c := range []struct {
+			q    float64
+			want time.Duration
+		}{{0.99, 99 * time.Millisecond}, {1, 100 * time.Millisecond}} { // (JSON holds percentiles from p25)
+			got, ok := rp.Quantile(GetNode, c.q)
+			if !ok || got < c.want*99/100 || got > c.want*101/100 {
+				t.Errorf("%s: Quantile(GET_NODE, %v) = %v, %v; want %v, true", name, c.q, got, ok, c.want)
+			}
+		}
+		for _, op := range []Op{AddLink, DeleteNode} { // every call failed; never ran
+			if got, ok := rp.Quantile(op, 0.99); ok || got != 0 {
+				t.Errorf("%s: Quantile(%v, 0.99) = %v, %v; want 0, false", name, op, got, ok)
+			}
+			o, _ := rp.Op(op)
+			if got, ok := o.Quantile(0.99); ok || got != 0 {
+				t.Errorf("%s: OpReport(%v).Quantile(0.99) = %v, %v; want 0, false", name, op, got, ok)
+			}
+		}
+	}
+	if got, ok := rep.Quantile(GetNode, 0); !ok || got < time.Millisecond*99/100 || got > time.Millisecond*101/100 {
+		t.Errorf("Quantile(GET_NODE, 0) = %v, %v; want the minimum, 1ms", got, ok)
+	}
+	ivGet, _ := iv.Op(GetNode)
+	if got, ok := ivGet.Quantile(0.99); !ok || got < 98*time.Millisecond || got > 100*time.Millisecond {
+		t.Errorf("IntervalOp(GET_NODE).Quantile(0.99) = %v, %v", got, ok)
+	}
+	ivNone, _ := iv.Op(DeleteNode)
+	if got, ok := ivNone.Quantile(0.5); ok || got != 0 {
+		t.Errorf("IntervalOp of an op that did not run: Quantile = %v, %v; want 0, false", got, ok)
+	}
+	opGet, _ := rep.Op(GetNode)
+	for _, q := range []float64{99, 50, 1.0000001, -0.5, math.NaN(), math.Inf(1)} {
+		for name, f := range map[string]func(){
+			"Report.Quantile":     func() { rep.Quantile(GetNode, q) },
+			"OpReport.Quantile":   func() { opGet.Quantile(q) },
+			"IntervalOp.Quantile": func() { ivGet.Quantile(q) },
+		} {
+			msg := func() (msg string) {
+				defer func() { msg = fmt.Sprint(recover()) }()
+				f()
+				return "no panic"
+			}()
+			if !strings.Contains(msg, name+"(GET_NODE, "+fmt.Sprint(q)+")") || !strings.Contains(msg, "0.99 for the p99") {
+				t.Errorf("%s(%v): %s; want a panic naming the value and the scale", name, q, msg)
+			}
+		}
+	}
+}

@@ -224,15 +224,29 @@ func (r *Report) Goodput() float64 {
 	return r.Throughput()
 }
 
-// Quantile returns the latency of op at quantile q (0..1), 0 when op has
-// no values (see OpReport.Quantile). q below 0 (and NaN) reads as 0, the
-// minimum; q above 1 as 1, the maximum.
-func (r *Report) Quantile(op Op, q float64) time.Duration {
+// Quantile returns the latency of op at quantile q, a fraction in [0, 1]
+// (0.99 for the p99; see OpReport.Quantile), and true; or 0 and false
+// when the report has no latency of op (op did not run, or every call of
+// it failed): a gate such as p99 < limit must check ok, or it passes
+// without testing anything. It panics, naming the value, when q is not in
+// [0, 1]: Quantile(op, 99), a percentage as hdrhistogram-go's
+// ValueAtQuantile takes, would otherwise read as the maximum.
+func (r *Report) Quantile(op Op, q float64) (time.Duration, bool) {
+	mustBeFraction("Report.Quantile", op, q)
 	o, ok := r.Op(op)
 	if !ok {
-		return 0
+		return 0, false
 	}
 	return o.Quantile(q)
+}
+
+// mustBeFraction panics, naming q, when q (a quantile) is not in [0, 1]
+// (NaN included).
+func mustBeFraction(method string, op Op, q float64) {
+	if q >= 0 && q <= 1 {
+		return
+	}
+	panic(fmt.Sprintf("stats: %s(%v, %v): the quantile q is a fraction in [0, 1] (0.99 for the p99), not a percentage", method, op, q))
 }
 
 // p99ms returns the p99 latency of op in milliseconds with 3 decimals
