@@ -29,6 +29,7 @@
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
 //	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
+//	linkbench help [compare|plot]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -47,7 +48,9 @@
 // last; -baseline adds, after each table, its rows divided by a baseline
 // row (a row number or a label). linkbench plot draws throughput and each
 // operation's p99 over time, and each operation's latency by percentile,
-// of result files overlaid, to a PNG or SVG file (-o).
+// of result files overlaid, to a PNG or SVG file (-o). linkbench help
+// prints the usage (-h's, which lists the subcommands too), help compare
+// and help plot theirs, on standard output.
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
@@ -61,10 +64,11 @@
 // transaction isolation (read-committed, the default, repeatable-read or
 // serializable) and -dialect the server's dialect (postgres; cockroachdb
 // and yugabytedb are untested). -verify checks, after the phases, that every count
-// equals the visible links. Passwords are never printed. -trace writes
-// every store call of the phases, one per line, in the format LinkBench's
-// calls were logged in (so that a run with -D rng=java can be diffed against
-// the Java benchmark's).
+// equals the visible links; alone (without -l or -r) it checks an existing
+// database, and is refused on the memory store, which starts empty.
+// Passwords are never printed. -trace writes every store call of the
+// phases, one per line, in the format LinkBench's calls were logged in (so
+// that a run with -D rng=java can be diffed against the Java benchmark's).
 //
 // At the end of a run the tool prints the load and query tables (ips or
 // tps, the storage device's and the machine's CPU use per insert or
@@ -258,11 +262,15 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
-	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
 		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
+		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
+		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
+		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them (linkbench help compare, linkbench help plot).")
 		fs.PrintDefaults()
 	}
 	// LinkBench also accepts -D glued to its value: -Dkey=value.
@@ -303,8 +311,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if !o.load && !o.req {
 		switch {
-		case o.verify && (o.config != "" || o.store == "mysql" || o.store == "postgres"):
-			// -verify alone checks an existing database.
+		case o.verify:
+			// -verify alone checks an existing database, with or without
+			// -c; check refuses it on a store that starts empty.
 		case o.config != "":
 			return nil, usageError{errors.New("did not select benchmark mode: give -l (load) and/or -r (request), or -verify")}
 		default:
@@ -365,6 +374,9 @@ func buildConfig(o *options) (linkbench.Config, error) {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	r := &runner{stdout: stdout, stderr: stderr}
+	if len(args) > 0 && args[0] == "help" {
+		return r.help(args[1:])
+	}
 	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
 		var err error
 		if args[0] == "compare" {
@@ -468,6 +480,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	if o.verify {
 		return r.runVerify(ctx)
+	}
+	return 0
+}
+
+// help is "linkbench help [compare|plot]": the usage of the tool or of a
+// subcommand, on standard output, exit status 0.
+func (r *runner) help(args []string) int {
+	var err error
+	switch {
+	case len(args) == 0:
+		_, err = parseArgs([]string{"-h"}, r.stdout)
+	case len(args) == 1 && args[0] == "compare":
+		err = runCompare([]string{"-h"}, r.stdout, r.stdout)
+	case len(args) == 1 && args[0] == "plot":
+		err = runPlot([]string{"-h"}, r.stdout)
+	default:
+		return r.fail(usageError{fmt.Errorf("help %s: want linkbench help, help compare or help plot", strings.Join(args, " "))})
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return r.fail(err)
 	}
 	return 0
 }

@@ -103,7 +103,8 @@ func located(cfg *linkbench.Config, key string, value any, reason string) error 
 const mib = 1 << 20
 
 // checkMemory refuses a load into the in-memory store whose estimated size
-// exceeds memory_limit_mb, or by default the machine's memory; it then
+// exceeds memory_limit_mb, or by default the machine's memory, naming the
+// key that makes the graph large (largestFactor); it then
 // sets the Go runtime's soft memory limit to that memory (unless
 // GOMEMLIMIT is set), so that the garbage collector keeps the heap within
 // it rather than letting garbage double it.
@@ -122,15 +123,113 @@ func checkMemory(cfg *linkbench.Config) error {
 		limit, what = m, fmt.Sprintf("this machine's memory (%s, %.1f GiB)", src, float64(m)/(1<<30))
 	}
 	if need > limit {
-		return located(cfg, "maxid1", cfg.MaxID1, fmt.Sprintf(
+		f, value, without := largestFactor(cfg, need)
+		why := "lower maxid1"
+		if f.key != "maxid1" || without > 0 {
+			why = fmt.Sprintf("%s makes it large (with %s at its default, %s, the estimate is %s): lower it",
+				f.key, f.what, f.def, sizeText(without))
+		}
+		return located(cfg, f.key, value, fmt.Sprintf(
 			"the memory store needs about %.1f GiB for this graph (estimated: %d nodes, %d links), more than %s: "+
-				"lower maxid1, use a database store (-store mysql), or set memory_limit_mb = %d to load it anyway",
-			float64(need)/(1<<30), g.Nodes, g.Links, what, need/mib+1))
+				"%s, use a database store (-store mysql), or set memory_limit_mb = %d to load it anyway",
+			float64(need)/(1<<30), g.Nodes, g.Links, what, why, need/mib+1))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 	}
 	return nil
+}
+
+// sizeFactor is a key (or a group of keys, named by key) that sets how
+// large a graph is: reset puts them back to their defaults (def) in a
+// copy of the configuration, value is the key's value.
+type sizeFactor struct {
+	key, what, def string
+	reset          func(c, def *linkbench.Config)
+	value          func(c *linkbench.Config) string
+}
+
+// sizeFactors are the keys the memory estimate (EstimateGraph and
+// memstore.EstimateBytes) depends on: the number of id1s, of databases,
+// the out-degree model (nlinks_func, nlinks_default, nlinks_config and
+// nlinks_func's parameters), the lists per id1 and the payload sizes.
+var sizeFactors = []sizeFactor{
+	{key: "maxid1", what: "the id range maxid1 - startid1", def: "10000000 ids",
+		reset: func(c, d *linkbench.Config) { c.MaxID1 = c.StartID1 + (d.MaxID1 - d.StartID1) },
+		value: func(c *linkbench.Config) string { return strconv.FormatInt(c.MaxID1, 10) }},
+	{key: "dbcount", what: "dbcount", def: "1",
+		reset: func(c, d *linkbench.Config) { c.DBCount, c.DBLoad = d.DBCount, d.DBLoad },
+		value: func(c *linkbench.Config) string { return strconv.Itoa(c.DBCount) }},
+	{key: "nlinks_func", what: "the out-degree model", def: "real",
+		reset: func(c, d *linkbench.Config) {
+			c.NLinksFunc, c.NLinks, c.NLinksDefault, c.NLinksConfig = d.NLinksFunc, d.NLinks, d.NLinksDefault, d.NLinksConfig
+		},
+		value: func(c *linkbench.Config) string { return c.NLinksFunc }},
+	{key: "link_type_count", what: "link_type_count", def: "2",
+		reset: func(c, d *linkbench.Config) { c.LinkTypeCount = d.LinkTypeCount },
+		value: func(c *linkbench.Config) string { return strconv.FormatInt(c.LinkTypeCount, 10) }},
+	{key: "link_datasize", what: "link_datasize", def: "23",
+		reset: func(c, d *linkbench.Config) { c.LinkDataSize = d.LinkDataSize },
+		value: func(c *linkbench.Config) string { return strconv.FormatFloat(c.LinkDataSize, 'f', -1, 64) }},
+	{key: "node_datasize", what: "node_datasize", def: "168",
+		reset: func(c, d *linkbench.Config) { c.NodeDataSize = d.NodeDataSize },
+		value: func(c *linkbench.Config) string { return strconv.FormatFloat(c.NodeDataSize, 'f', -1, 64) }},
+}
+
+// nlinksDefaultFactor is the out-degree's base, named instead of
+// nlinks_func when it carries most of the out-degree.
+var nlinksDefaultFactor = sizeFactor{key: "nlinks_default", what: "nlinks_default", def: "0",
+	reset: func(c, d *linkbench.Config) { c.NLinksDefault = d.NLinksDefault },
+	value: func(c *linkbench.Config) string { return strconv.FormatInt(c.NLinksDefault, 10) }}
+
+// sizeText writes n bytes in GiB, or MiB below 1 GiB.
+func sizeText(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/mib)
+}
+
+// estimateBytes is the memory store's estimate for cfg (see checkMemory).
+func estimateBytes(cfg linkbench.Config) (int64, error) {
+	g, err := linkbench.EstimateGraph(cfg)
+	if err != nil {
+		return 0, err
+	}
+	return memstore.EstimateBytes(g.Nodes, g.NodeData, g.Links, g.LinkData, g.Lists), nil
+}
+
+// largestFactor returns the factor that makes cfg's graph, estimated at
+// need bytes, large: of sizeFactors, the one whose reset to its defaults
+// shrinks the estimate the most, by a quarter at least (without: the
+// estimate then). Within the out-degree model, nlinks_default is named
+// when resetting it alone halves the estimate (an arithmetic model's base
+// out-degree); otherwise nlinks_func. When no reset shrinks it that much
+// (the factors near or below their defaults: a small memory limit), it is
+// maxid1, without 0: fewer ids shrink every part of the graph.
+func largestFactor(cfg *linkbench.Config, need int64) (f sizeFactor, value string, without int64) {
+	def := linkbench.DefaultConfig()
+	f, without = sizeFactors[0], 0
+	best := 4.0 / 3 // need / without: a factor must account for a quarter of the estimate
+	for _, sf := range sizeFactors {
+		c := *cfg
+		sf.reset(&c, &def)
+		n, err := estimateBytes(c)
+		if err != nil || n <= 0 {
+			continue // not valid with the other keys as they are
+		}
+		if r := float64(need) / float64(n); r >= best {
+			f, without, best = sf, n, r
+		}
+	}
+	if f.key == "nlinks_func" {
+		c := *cfg
+		nlinksDefaultFactor.reset(&c, &def)
+		if n, err := estimateBytes(c); err == nil && n <= need/2 {
+			f, without = nlinksDefaultFactor, n
+		}
+	}
+	return f, f.value(cfg), without
 }
 
 // machineMemory returns the memory this process may use: the machine's

@@ -41,7 +41,7 @@ func TestSetErrors(t *testing.T) {
 		{"read_shap", "0.5", "read_shap", `did you mean "read_shape"`},
 		{"maxid1", "1e9", "maxid1", "malformed integer"},
 		{"maxid1", "12x", "maxid1", "malformed integer"},
-		{"requesters", "99999999999", "requesters", "out of range"},
+		{"requesters", "99999999999", "requesters", "must be in 0..100000"},
 		{"read_shape", "zero.8", "read_shape", "malformed number"},
 		{"read_shape", "NaN", "read_shape", "malformed number"},
 		{"generate_nodes", "yes", "generate_nodes", "true or false"},

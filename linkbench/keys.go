@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/stats"
 )
 
 // keyDef is one configuration key, declared once: its name, a one-line
@@ -116,6 +117,9 @@ func parseBool(key, v string) (bool, error) {
 	return false, &ConfigError{Key: key, Value: v, Reason: "must be true or false"}
 }
 
+// secondsForm is what parseSeconds reads, for its errors.
+const secondsForm = "number of seconds (a decimal number with at most 9 decimals, such as 30 or 0.25)"
+
 // parseSeconds reads a duration in seconds: a whole number, as LinkBench
 // reads it, or (a linkbench-go extension, so that every time.Duration
 // prints and reads back exactly) a decimal number with at most nine
@@ -123,9 +127,12 @@ func parseBool(key, v string) (bool, error) {
 func parseSeconds(key, v string) (time.Duration, error) {
 	whole, frac, hasFrac := strings.Cut(v, ".")
 	if !hasFrac {
-		n, err := parseInt64(key, v)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036.854775807)"}
+		}
 		if err != nil {
-			return 0, err
+			return 0, malformed(key, v, secondsForm)
 		}
 		if n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
 			return 0, &ConfigError{Key: key, Value: v, Reason: "out of range (seconds, at most 9223372036.854775807)"}
@@ -135,7 +142,7 @@ func parseSeconds(key, v string) (time.Duration, error) {
 	neg := strings.HasPrefix(whole, "-")
 	digits := strings.TrimPrefix(strings.TrimPrefix(whole, "-"), "+")
 	if len(frac) == 0 || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" || strings.Trim(digits, "0123456789") != "" {
-		return 0, malformed(key, v, "number of seconds (a whole number, or one with at most 9 decimals)")
+		return 0, malformed(key, v, secondsForm)
 	}
 	var n int64
 	if digits != "" {
@@ -337,10 +344,18 @@ func (d keyDef) rule(allowed string, check func(*Config) string) keyDef {
 	return d
 }
 
+// allow replaces the key's allowed text (for a rule that narrows the
+// range only where another key says so).
+func (d keyDef) allow(allowed string) keyDef { d.allowed = allowed; return d }
+
 func printAlways(s string) (string, bool) { return s, true }
 
 func int64Key(name string, f func(*Config) *int64, b bound[int64], note, doc string) keyDef {
-	d := keyDef{name: name, doc: doc, allowed: withNote(b.String(), note),
+	allowed := b.String()
+	if b.any() {
+		allowed = "any integer"
+	}
+	d := keyDef{name: name, doc: doc, allowed: withNote(allowed, note),
 		set: func(c *Config, k, v string) error {
 			n, err := parseInt64(k, v)
 			if err == nil {
@@ -349,9 +364,6 @@ func int64Key(name string, f func(*Config) *int64, b bound[int64], note, doc str
 			return err
 		},
 		get: func(c *Config) (string, bool) { return printAlways(strconv.FormatInt(*f(c), 10)) },
-	}
-	if d.allowed == "" {
-		d.allowed = "any integer"
 	}
 	if !b.any() {
 		d.check = func(c *Config) string {
@@ -364,14 +376,27 @@ func int64Key(name string, f func(*Config) *int64, b bound[int64], note, doc str
 	return d
 }
 
+// intKey is an int64Key of an int field, read as LinkBench reads it (a
+// Java int): an end b leaves open is the int32 limit there, and the
+// allowed range says so.
 func intKey(name string, f func(*Config) *int, b bound[int64], note, doc string) keyDef {
+	if !b.hasLo {
+		b.lo, b.hasLo, b.loOpen = math.MinInt32, true, false
+	}
+	if !b.hasHi {
+		b = b.upTo(math.MaxInt32)
+	}
 	d := int64Key(name, nil, b, note, doc)
 	d.set = func(c *Config, k, v string) error {
-		n, err := parseInt(k, v)
-		if err == nil {
-			*f(c) = n
+		n, err := parseInt64(k, v)
+		if err != nil {
+			return err
 		}
-		return err
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return &ConfigError{Key: k, Value: v, Reason: mustBe(d.allowed)}
+		}
+		*f(c) = int(n)
+		return nil
 	}
 	d.get = func(c *Config) (string, bool) { return printAlways(strconv.Itoa(*f(c))) }
 	if d.check != nil {
@@ -386,7 +411,11 @@ func intKey(name string, f func(*Config) *int, b bound[int64], note, doc string)
 }
 
 func floatKey(name string, f func(*Config) *float64, b bound[float64], note, doc string) keyDef {
-	d := keyDef{name: name, doc: doc, allowed: withNote(b.String(), note),
+	allowed := b.String()
+	if b.any() {
+		allowed = "any number"
+	}
+	d := keyDef{name: name, doc: doc, allowed: withNote(allowed, note),
 		set: func(c *Config, k, v string) error {
 			x, err := parseFloat(k, v)
 			if err == nil {
@@ -395,9 +424,6 @@ func floatKey(name string, f func(*Config) *float64, b bound[float64], note, doc
 			return err
 		},
 		get: func(c *Config) (string, bool) { return printAlways(formatFloat(*f(c))) },
-	}
-	if d.allowed == "" {
-		d.allowed = "any number"
 	}
 	d.check = func(c *Config) string {
 		if x := *f(c); !math.IsNaN(x) && !math.IsInf(x, 0) && b.contains(x) {
@@ -431,9 +457,12 @@ func stringKey(name string, f func(*Config) *string, allowed, doc string) keyDef
 	}
 }
 
-// secondsKey is a duration written in seconds, >= 0.
+// secondsKey is a duration written in seconds (up to 9 decimals), >= 0.
 func secondsKey(name string, f func(*Config) *time.Duration, note, doc string) keyDef {
-	d := keyDef{name: name, doc: doc, allowed: withNote(">= 0 seconds", note),
+	if note != "" {
+		note = "; " + note
+	}
+	d := keyDef{name: name, doc: doc, allowed: ">= 0 seconds (up to 9 decimals" + note + ")",
 		set: func(c *Config, k, v string) error {
 			x, err := parseSeconds(k, v)
 			if err == nil {
@@ -447,7 +476,7 @@ func secondsKey(name string, f func(*Config) *time.Duration, note, doc string) k
 		if *f(c) >= 0 {
 			return ""
 		}
-		return mustBe(d.allowed)
+		return "must be >= 0 seconds"
 	}
 	return d
 }
@@ -455,7 +484,7 @@ func secondsKey(name string, f func(*Config) *time.Duration, note, doc string) k
 // clampedSeconds makes a seconds key read a negative value as 0 (as
 // LinkBench reads warmup_time); Validate still refuses a negative field.
 func clampedSeconds(d keyDef, f func(*Config) *time.Duration) keyDef {
-	d.allowed = "seconds; a negative value means 0 (as in LinkBench)"
+	d.allowed = "any number of seconds (up to 9 decimals; a negative value means 0, as in LinkBench)"
 	d.check = func(c *Config) string {
 		if *f(c) < 0 {
 			return "must be >= 0 seconds"
@@ -840,8 +869,23 @@ func buildKeyTable() []keyDef {
 		distParams{}, true)...)
 	t = append(t,
 		int64Key("nlinks_config", func(c *Config) *int64 { return &c.NLinksConfig }, bound[int64]{}, "",
-			"parameter of the arithmetic out-degree models").dflt("0"),
-		int64Key("nlinks_default", func(c *Config) *int64 { return &c.NLinksDefault }, bound[int64]{}, "",
+			"parameter of the arithmetic out-degree models").dflt("0").
+			rule("", func(c *Config) string {
+				switch strings.ToLower(c.NLinksFunc) {
+				case "multiples", "perfect_squares", "perfect_powers":
+					if c.NLinksConfig < 1 {
+						return fmt.Sprintf("must be >= 1 when nlinks_func is %s", c.NLinksFunc)
+					}
+				case "exponential":
+					if c.NLinksConfig < 2 {
+						return fmt.Sprintf("must be >= 2 (the base) when nlinks_func is %s", c.NLinksFunc)
+					}
+				}
+				return ""
+			}).
+			allow("any integer; >= 1 when nlinks_func is multiples, perfect_squares or perfect_powers; "+
+				">= 2 when nlinks_func is exponential"),
+		int64Key("nlinks_default", func(c *Config) *int64 { return &c.NLinksDefault }, atLeast[int64](0), "",
 			"base out-degree of the arithmetic models").dflt("0"),
 		int64Key("randomid2max", func(c *Config) *int64 { return &c.RandomID2Max }, between[int64](0, math.MaxInt32),
 			"0: id2s follow id1", "if > 0, id2s are uniform in [0, randomid2max)").dflt("0"),
@@ -890,7 +934,7 @@ func buildKeyTable() []keyDef {
 			dflt("100"),
 		secondsKey("grace_time", func(c *Config) *time.Duration { return &c.GraceTime }, "0: cancel at once",
 			"after maxtime, how long calls still waiting for the store may take before they are cancelled (abandoned)").dflt("5"),
-		secondsKey("request_timeout", func(c *Config) *time.Duration { return &c.RequestTimeout }, "fractions allowed; 0: no timeout",
+		secondsKey("request_timeout", func(c *Config) *time.Duration { return &c.RequestTimeout }, "0: no timeout",
 			"a call waiting longer for the store is cancelled (abandoned) and the requester goes on").dflt("0").omitZero("0"),
 		seedKey("request_random_seed", func(c *Config) *Seed { return &c.RequestRandomSeed }, "seed of the request phase"),
 	)
@@ -1005,7 +1049,7 @@ func buildKeyTable() []keyDef {
 		ignoredKey("use_hdr_histogram", "linkbench-go always records latencies in HDR histograms"),
 		intKey("hdr_histogram_accuracy", func(c *Config) *int { return &c.HDRAccuracy }, between[int64](1, 5),
 			"significant digits", "precision of the latency histograms").dflt("3"),
-		int64Key("hdr_histogram_max_latency", func(c *Config) *int64 { return &c.HDRMaxLatency }, atLeast[int64](1000),
+		int64Key("hdr_histogram_max_latency", func(c *Config) *int64 { return &c.HDRMaxLatency }, between[int64](1000, stats.MaxHighestUs),
 			"microseconds", "largest latency recorded as it is; larger ones are clamped and counted").dflt("3600000000"),
 		stringKey("debuglevel", func(c *Config) *string { return &c.DebugLevel }, "TRACE, DEBUG, INFO, WARN, ERROR (any case)",
 			"log level").dflt("INFO").

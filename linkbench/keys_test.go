@@ -2,13 +2,14 @@ package linkbench
 
 import (
 	"errors"
-	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // keySamples gives every key that Config.Properties can print a value that
@@ -249,68 +250,298 @@ func TestKnownKeysAndKeys(t *testing.T) {
 	}
 }
 
+// allowedClause is one clause of a key's allowed values as Keys states
+// them: a numeric range ("1..4096", ">= 0", "> 0 and <= 1000000000",
+// "any integer", ">= 0 seconds") that holds everywhere, or, with whenKey,
+// only where another key has one of whenValues ("; >= 1 when nlinks_func
+// is multiples or perfect_squares"). The ends are as written ("" for
+// none).
+type allowedClause struct {
+	text       string // the range as written, which a refusal must state
+	lo, hi     string
+	loOpen     bool
+	seconds    bool
+	whenKey    string
+	whenValues []string
+}
+
 var (
-	rangeRE   = regexp.MustCompile(`^(-?\d+)\.\.(-?\d+)\b`)
-	atLeastRE = regexp.MustCompile(`^>= (-?\d+)\b`)
-	aboveRE   = regexp.MustCompile(`^> (-?\d+)(?: and <= (\d+))?\b`)
+	clauseRangeRE = regexp.MustCompile(`^(?:(-?[0-9.]+)\.\.(-?[0-9.]+)|>= (-?[0-9.]+)|> (-?[0-9.]+)(?: and <= (-?[0-9.]+))?|<= (-?[0-9.]+)|any integer|any number)( seconds| of seconds)?`)
+	clauseWhenRE  = regexp.MustCompile(`^[^(]* when ([a-z0-9_]+) is ([a-z0-9_, ]+)$`)
 )
 
-// TestAllowedRangesAreChecked: for every key whose allowed values are a
-// numeric range, Validate accepts the ends of the range (whatever else it
-// then refuses, it does not name this key) and refuses the values just
-// outside it, naming the key and stating the range. The range a listing
-// shows is thus the range Validate checks.
-func TestAllowedRangesAreChecked(t *testing.T) {
-	n := 0
-	for _, k := range Keys() {
-		var in, out []int64
-		if m := rangeRE.FindStringSubmatch(k.Allowed); m != nil {
-			lo, _ := strconv.ParseInt(m[1], 10, 64)
-			hi, _ := strconv.ParseInt(m[2], 10, 64)
-			in, out = []int64{lo, hi}, []int64{lo - 1, hi + 1}
-		} else if m := atLeastRE.FindStringSubmatch(k.Allowed); m != nil {
-			lo, _ := strconv.ParseInt(m[1], 10, 64)
-			in, out = []int64{lo}, []int64{lo - 1}
-		} else if m := aboveRE.FindStringSubmatch(k.Allowed); m != nil {
-			lo, _ := strconv.ParseInt(m[1], 10, 64)
-			in, out = []int64{lo + 1}, []int64{lo}
-			if m[2] != "" {
-				hi, _ := strconv.ParseInt(m[2], 10, 64)
-				in, out = append(in, hi), append(out, hi+1)
+// parseAllowed parses a key's allowed text into its clauses: the first,
+// which must be a numeric range (ok false otherwise), then each "; RANGE
+// when KEY is A, B or C". Notes in parentheses are left out.
+func parseAllowed(allowed string) (cs []allowedClause, ok bool) {
+	for i, part := range strings.Split(allowed, "; ") {
+		m := clauseRangeRE.FindStringSubmatch(part)
+		w := clauseWhenRE.FindStringSubmatch(part)
+		if i > 0 && (m == nil || w == nil) {
+			continue // a note, not a clause
+		}
+		if m == nil {
+			return nil, false
+		}
+		c := allowedClause{text: strings.TrimSuffix(strings.TrimSuffix(m[0], " of seconds"), " seconds"), seconds: m[7] != ""}
+		switch {
+		case m[1] != "":
+			c.lo, c.hi = m[1], m[2]
+		case m[3] != "":
+			c.lo = m[3]
+		case m[4] != "":
+			c.lo, c.hi, c.loOpen = m[4], m[5], true
+		case m[6] != "":
+			c.hi = m[6]
+		}
+		if i > 0 {
+			c.whenKey = w[1]
+			for _, v := range strings.Split(strings.ReplaceAll(w[2], " or ", ", "), ", ") {
+				c.whenValues = append(c.whenValues, strings.TrimSpace(v))
 			}
-		} else {
+		}
+		cs = append(cs, c)
+	}
+	return cs, true
+}
+
+// clauseValues returns the values at the ends of c's range, written as the
+// key reads them: in, which the key must accept, and out (just outside),
+// which it must refuse. kind is "int", "float" or "seconds"; a range
+// without an end is taken to the type's limit there (int64, float64,
+// time.Duration).
+func clauseValues(t *testing.T, c allowedClause, kind string) (in, out []string) {
+	t.Helper()
+	switch kind {
+	case "int":
+		// A range without an end goes to the int64 limits, whatever
+		// the field's type: an int key states its limit.
+		typeLo, typeHi := int64(math.MinInt64), int64(math.MaxInt64)
+		num := func(s string) int64 {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				t.Fatalf("range %q: %v", c.text, err)
+			}
+			return n
+		}
+		lo, hi := typeLo, typeHi
+		if c.lo != "" {
+			lo = num(c.lo)
+			if c.loOpen {
+				lo++
+			}
+			if lo > typeLo {
+				out = append(out, strconv.FormatInt(lo-1, 10))
+			}
+		}
+		if c.hi != "" {
+			hi = num(c.hi)
+			if hi < typeHi {
+				out = append(out, strconv.FormatInt(hi+1, 10))
+			}
+		}
+		in = append(in, strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10))
+	case "float":
+		num := func(s string) float64 {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatalf("range %q: %v", c.text, err)
+			}
+			return f
+		}
+		lo, hi := -math.MaxFloat64, math.MaxFloat64
+		if c.lo != "" {
+			lo = num(c.lo)
+			if c.loOpen {
+				out = append(out, formatFloat(lo))
+				lo = math.Nextafter(lo, math.Inf(1))
+			} else {
+				out = append(out, formatFloat(math.Nextafter(lo, math.Inf(-1))))
+			}
+		}
+		if c.hi != "" {
+			hi = num(c.hi)
+			out = append(out, formatFloat(math.Nextafter(hi, math.Inf(1))))
+		}
+		in = append(in, formatFloat(lo), formatFloat(hi))
+	case "seconds":
+		num := func(s string) time.Duration {
+			d, err := parseSeconds("range", s)
+			if err != nil {
+				t.Fatalf("range %q: %v", c.text, err)
+			}
+			return d
+		}
+		lo, hi := time.Duration(math.MinInt64+1), time.Duration(math.MaxInt64)
+		if c.lo != "" {
+			lo = num(c.lo)
+			if c.loOpen {
+				lo++
+			}
+			out = append(out, formatSeconds(lo-1))
+		}
+		if c.hi != "" {
+			hi = num(c.hi)
+			out = append(out, formatSeconds(hi+1))
+		}
+		in = append(in, formatSeconds(lo), formatSeconds(hi))
+	}
+	return in, out
+}
+
+// relationalKeys are the numeric keys whose allowed values are stated
+// relative to another key ("> startid1"): the keys they name check them.
+var relationalKeys = []string{"maxid1", "link_add_datagen_endbyte", "link_up_datagen_endbyte", "node_add_datagen_endbyte",
+	"node_up_datagen_endbyte", "link_multiget_dist_max", "dbload"}
+
+// TestAllowedValuesAgreeWithValidation walks Keys: for every key whose
+// allowed values are a numeric range, the ends of the range are accepted
+// and the values just outside refused, naming the key and stating the
+// range, by everything that validates a configuration before a run sends
+// anything (Set, Validate, Check's distributions, the phase's statistics
+// collector), in the default configuration and in one per arithmetic
+// out-degree model (where nlinks_default and nlinks_config are read); a
+// clause "RANGE when KEY is A or B" is checked where KEY is A or B, the
+// first clause elsewhere. An integer range is of whole numbers (0.5 is
+// refused as not an integer); a key that takes fractions never asks for
+// an integer or a whole number when it refuses a malformed value. A
+// numeric key whose allowed text is not a range is relative to another
+// key (relationalKeys) or checked by its distribution when the run is
+// prepared.
+func TestAllowedValuesAgreeWithValidation(t *testing.T) {
+	contexts := []map[string]string{{}}
+	for _, m := range arithmeticModes {
+		ctx := map[string]string{"nlinks_func": m}
+		switch m {
+		case "multiples", "perfect_squares", "perfect_powers":
+			ctx["nlinks_config"] = "1"
+		case "exponential":
+			ctx["nlinks_config"] = "2"
+		}
+		contexts = append(contexts, ctx)
+	}
+	base := func(ctx map[string]string) Config {
+		cfg := DefaultConfig()
+		cfg.MaxID1 = 1001
+		cfg.Requesters = 4
+		for k, v := range ctx {
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatalf("context %v: %v", ctx, err)
+			}
+		}
+		return cfg
+	}
+	for _, ctx := range contexts {
+		cfg := base(ctx)
+		if err := Check(cfg, true); err != nil {
+			t.Fatalf("context %v is not valid: %v", ctx, err)
+		}
+	}
+	// validate runs everything that checks a configuration before a phase
+	// sends anything.
+	validate := func(cfg Config) error {
+		if err := Check(cfg, true); err != nil {
+			return err
+		}
+		_, err := newCollector(&cfg)
+		return err
+	}
+	allowedOf := map[string]string{}
+	for _, k := range Keys() {
+		allowedOf[k.Name] = k.Allowed
+	}
+	walked := 0
+	usedClause := map[string]bool{}
+	for _, k := range Keys() {
+		if k.AliasOf != "" || k.Ignored {
 			continue
 		}
-		n++
-		for _, v := range in {
-			cfg := DefaultConfig()
-			if err := cfg.Set(k.Name, fmt.Sprint(v)); err != nil {
-				t.Errorf("%s = %d (allowed %s): Set: %v", k.Name, v, k.Allowed, err)
-				continue
+		probe := DefaultConfig()
+		numeric := probe.Set(k.Name, "1") == nil && probe.Set(k.Name, "x1") != nil
+		clauses, ok := parseAllowed(k.Allowed)
+		if !ok {
+			if numeric && !slices.Contains(relationalKeys, k.Name) && !strings.Contains(k.Allowed, "checked by") {
+				t.Errorf("%s: allowed %q is neither a range, nor relative to another key, nor checked later", k.Name, k.Allowed)
 			}
+			continue
+		}
+		walked++
+		kind := "seconds"
+		switch {
+		case clauses[0].seconds:
+		case probe.Set(k.Name, "0.5") == nil:
+			kind = "float"
+		default:
+			kind = "int"
+		}
+		// Malformed values: an integer key asks for an integer; a key
+		// that takes fractions does not.
+		if kind == "int" {
 			var ce *ConfigError
-			if err := cfg.Validate(); errors.As(err, &ce) && ce.Key == k.Name {
-				t.Errorf("%s = %d (allowed %s) refused: %v", k.Name, v, k.Allowed, err)
+			if err := probe.Set(k.Name, "0.5"); !errors.As(err, &ce) || ce.Key != k.Name || !strings.Contains(ce.Reason, "integer") {
+				t.Errorf("%s = 0.5 (allowed %s): Set = %v, want an error naming %s that asks for an integer", k.Name, k.Allowed, err, k.Name)
+			}
+		} else {
+			for _, v := range []string{"1e-3", "0.0000000001", "2.5x", "1/2"} {
+				if err := probe.Set(k.Name, v); err != nil && (strings.Contains(err.Error(), "integer") || strings.Contains(err.Error(), "whole")) {
+					t.Errorf("%s = %s (allowed %s, fractions taken): the error asks for an integer: %v", k.Name, v, k.Allowed, err)
+				}
 			}
 		}
-		for _, v := range out {
-			cfg := DefaultConfig()
-			if err := cfg.Set(k.Name, fmt.Sprint(v)); err != nil {
-				continue // refused by Set (out of the field's type): fine
+		for _, ctx := range contexts {
+			// The clause that applies here: a "when" clause whose key has
+			// one of its values in this context, else the first.
+			c := clauses[0]
+			for _, w := range clauses[1:] {
+				if slices.ContainsFunc(w.whenValues, func(v string) bool { return strings.EqualFold(v, ctx[w.whenKey]) }) {
+					c = w
+					usedClause[k.Name+" "+w.text] = true
+				}
 			}
-			err := cfg.Validate()
-			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Key != k.Name {
-				t.Errorf("%s = %d (allowed %s): Validate = %v, want an error naming %s", k.Name, v, k.Allowed, err, k.Name)
-				continue
+			in, out := clauseValues(t, c, kind)
+			for _, v := range in {
+				cfg := base(ctx)
+				if err := cfg.Set(k.Name, v); err != nil {
+					t.Errorf("%s = %s (allowed %s; context %v): Set: %v", k.Name, v, k.Allowed, ctx, err)
+					continue
+				}
+				err := validate(cfg)
+				var ce *ConfigError
+				if err == nil {
+					continue
+				}
+				// Another key may refuse it when its own range is stated
+				// relative to this one (startid1 past maxid1), and a group
+				// of keys when their sum is off (the operation mix).
+				if errors.As(err, &ce) && ce.Key != k.Name && (strings.Contains(allowedOf[ce.Key], k.Name) ||
+					strings.Contains(ce.Key, "+") && slices.Contains(strings.Split(ce.Key, "+"), k.Name)) {
+					continue
+				}
+				t.Errorf("%s = %s (allowed %s; context %v) refused: %v", k.Name, v, k.Allowed, ctx, err)
 			}
-			bare, _, _ := strings.Cut(k.Allowed, " (")
-			if !strings.Contains(ce.Reason, bare) {
-				t.Errorf("%s = %d: the reason %q does not state the allowed range %q", k.Name, v, ce.Reason, bare)
+			for _, v := range out {
+				cfg := base(ctx)
+				err := cfg.Set(k.Name, v)
+				if err == nil {
+					err = validate(cfg)
+				}
+				var ce *ConfigError
+				if !errors.As(err, &ce) || ce.Key != k.Name {
+					t.Errorf("%s = %s (allowed %s; context %v): got %v, want an error naming %s", k.Name, v, k.Allowed, ctx, err, k.Name)
+					continue
+				}
+				if !strings.Contains(ce.Reason, c.text) {
+					t.Errorf("%s = %s (context %v): the reason %q does not state the allowed range %q", k.Name, v, ctx, ce.Reason, c.text)
+				}
+			}
+		}
+		for _, w := range clauses[1:] {
+			if !usedClause[k.Name+" "+w.text] {
+				t.Errorf("%s: no context has %s = %v, so the clause %q is not checked", k.Name, w.whenKey, w.whenValues, w.text)
 			}
 		}
 	}
-	if n < 40 {
-		t.Errorf("only %d keys have a numeric range", n)
+	if walked < 50 {
+		t.Errorf("only %d keys have a numeric range", walked)
 	}
 }

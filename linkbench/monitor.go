@@ -21,7 +21,7 @@ type Progress struct {
 	Elapsed time.Duration
 	// Interval holds the operations the workers recorded since the
 	// previous report: counts, errors and latency histograms (use
-	// Interval.Op(op).Quantile(q) for percentiles).
+	// Interval.Op(op) and its Quantile(q) for percentiles).
 	Interval stats.Interval
 	// For a load: Done of the Total id1s (all databases) have their links
 	// loaded, Rows rows (nodes, links and counts) were written so far (in
@@ -217,8 +217,10 @@ func progressLine(p Progress) string {
 		if sec > 0 {
 			fmt.Fprintf(&b, "; last %.1f s: %d rows (%.0f rows/s)", sec, p.IntervalRows, float64(p.IntervalRows)/sec)
 			for _, op := range [...]stats.Op{stats.LoadNodeBulk, stats.LoadLinksBulk, stats.LoadCountsBulk, stats.LoadLink} {
-				if o, ok := p.Interval.Op(op); ok && o.Count > 0 {
-					fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(o.Quantile(0.99))/float64(time.Millisecond))
+				if o, ok := p.Interval.Op(op); ok {
+					if p99, ok := o.Quantile(0.99); ok {
+						fmt.Fprintf(&b, ", %v p99 %.3f ms", op, float64(p99)/float64(time.Millisecond))
+					}
 				}
 			}
 		}
@@ -228,8 +230,9 @@ func progressLine(p Progress) string {
 	fmt.Fprintf(&b, "request progress: %.0f s elapsed, %d requests in the last %.1f s (%.0f/s), %d errors; p99 ms",
 		p.Elapsed.Seconds(), calls, sec, p.Rate(), errs)
 	for _, h := range stats.Headlines() {
-		if o, ok := p.Interval.Op(h.Op); ok {
-			fmt.Fprintf(&b, " %s=%.3f", h.Short, float64(o.Quantile(0.99))/float64(time.Millisecond))
+		o, _ := p.Interval.Op(h.Op)
+		if p99, ok := o.Quantile(0.99); ok {
+			fmt.Fprintf(&b, " %s=%.3f", h.Short, float64(p99)/float64(time.Millisecond))
 		} else {
 			fmt.Fprintf(&b, " %s=-", h.Short)
 		}

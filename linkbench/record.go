@@ -136,10 +136,12 @@ func (r *phaseRecorder) record(pi pendingInterval) {
 		ri.Rate = float64(ri.Ops) / sec
 	}
 	for _, o := range iv.Ops {
-		if o.Op.IsSize() || o.Hist == nil || o.Hist.TotalCount() == 0 {
+		if o.Op.IsSize() {
 			continue
 		}
-		ri.P99Ms[o.Op] = float64(o.Quantile(0.99)) / float64(time.Millisecond)
+		if p99, ok := o.Quantile(0.99); ok {
+			ri.P99Ms[o.Op] = float64(p99) / float64(time.Millisecond)
+		}
 	}
 	if r.sampler != nil {
 		m := results.MetricsOf(hostmetrics.Diff(r.prevSnap, pi.snap))

@@ -303,7 +303,8 @@ func TestProgressLines(t *testing.T) {
 	if calls == 0 {
 		t.Error("the intervals hold no requests")
 	}
-	if gn, ok := got[0].Interval.Op(stats.GetNode); !ok || gn.Quantile(0.99) <= 0 {
+	gn, _ := got[0].Interval.Op(stats.GetNode)
+	if p99, ok := gn.Quantile(0.99); !ok || p99 <= 0 {
 		t.Error("the first interval has no GET_NODE percentile")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -367,10 +369,22 @@ func (p *requestProgress) add(n int64) (logged bool) {
 		return false
 	}
 	secs := time.Since(p.start).Seconds()
-	limit := p.maxTime.Seconds()
-	p.log.Info(fmt.Sprintf("%d/%d requests finished: %.1f%% complete at %.1f ops/sec %.1f/%d secs elapsed: %.1f%% of time limit used",
-		d, p.total, 100*float64(d)/float64(max(p.total, 1)), float64(d)/math.Max(secs, 1e-9), secs,
-		int64(limit), 100*secs/math.Max(limit, 1e-9)))
+	// LinkBench's line; an unlimited number of requests (Unlimited) or
+	// time (NoTimeLimit) is said so, without a percentage of it.
+	var b strings.Builder
+	if p.total == Unlimited {
+		fmt.Fprintf(&b, "%d/unlimited requests finished", d)
+	} else {
+		fmt.Fprintf(&b, "%d/%d requests finished: %.1f%% complete", d, p.total, 100*float64(d)/float64(max(p.total, 1)))
+	}
+	fmt.Fprintf(&b, " at %.1f ops/sec ", float64(d)/math.Max(secs, 1e-9))
+	if p.maxTime == NoTimeLimit {
+		fmt.Fprintf(&b, "%.1f secs elapsed: no time limit", secs)
+	} else {
+		limit := p.maxTime.Seconds()
+		fmt.Fprintf(&b, "%.1f/%d secs elapsed: %.1f%% of time limit used", secs, int64(limit), 100*secs/math.Max(limit, 1e-9))
+	}
+	p.log.Info(b.String())
 	return true
 }
 
@@ -576,8 +590,12 @@ func (r *requester) startLoop(prog *requestProgress) *reqLoop {
 		l.endTime -= r.spent // the time limit counts from the phase's start, before its preparation
 	}
 	l.lastDisplay = l.benchStart
-	cfg.logger().Info(fmt.Sprintf("Requester thread #%d started: will do %d ops after %d second warmup",
-		r.id, cfg.Requests, int64(cfg.WarmupTime/time.Second)))
+	ops := strconv.FormatInt(cfg.Requests, 10)
+	if cfg.Requests == Unlimited {
+		ops = "unlimited" // maxtime (or the context) ends the phase
+	}
+	cfg.logger().Info(fmt.Sprintf("Requester thread #%d started: will do %s ops after %d second warmup",
+		r.id, ops, int64(cfg.WarmupTime/time.Second)))
 	l.now = r.clk.now()
 	l.lastUpdate = l.now
 	l.next = l.now

@@ -1,12 +1,15 @@
 package linkbench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -710,3 +713,72 @@ func TestRequestBookkeepingNotTimed(t *testing.T) {
 // near reports whether a histogram's value v is want at its precision (3
 // significant digits: within 0.1 %).
 func near(v, want float64) bool { return math.Abs(v-want) <= want/1000 }
+
+// TestProgressLinesUnlimited: with an unlimited number of requests
+// (Unlimited) the requesters' start lines and the progress lines say
+// "unlimited", with no percentage of it; with no time limit (NoTimeLimit)
+// the progress lines say so, with no share of it used. Neither prints
+// the sentinel's digits.
+func TestProgressLinesUnlimited(t *testing.T) {
+	run := func(t *testing.T, requests int64, maxTime time.Duration) []string {
+		t.Helper()
+		cfg := smallConfig(1001)
+		cfg.Requests, cfg.MaxTime = requests, maxTime
+		cfg.ReqProgressInterval = 1
+		cfg.AllowEmptyStore = true
+		var logs bytes.Buffer
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		if _, err := Request(context.Background(), cfg, discard.New()); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "will do") || strings.Contains(l, "requests finished") {
+				lines = append(lines, l)
+				if strings.Contains(l, "9223372036") {
+					t.Errorf("the line prints the sentinel: %s", l)
+				}
+			}
+		}
+		return lines
+	}
+	t.Run("requests=Unlimited", func(t *testing.T) {
+		// maxtime = 0: each requester stops after its first request.
+		lines := run(t, Unlimited, 0)
+		starts, progress := 0, 0
+		for _, l := range lines {
+			switch {
+			case strings.Contains(l, "will do"):
+				starts++
+				if !strings.Contains(l, "will do unlimited ops") {
+					t.Errorf("start line: %s", l)
+				}
+			default:
+				progress++
+				if !regexp.MustCompile(`\d+/unlimited requests finished at `).MatchString(l) || strings.Contains(l, "complete") {
+					t.Errorf("progress line: %s", l)
+				}
+			}
+		}
+		if starts != 2 || progress == 0 {
+			t.Errorf("%d start lines (want 2) and %d progress lines:\n%s", starts, progress, strings.Join(lines, "\n"))
+		}
+	})
+	t.Run("maxtime=NoTimeLimit", func(t *testing.T) {
+		lines := run(t, 5, NoTimeLimit)
+		progress := 0
+		for _, l := range lines {
+			if strings.Contains(l, "requests finished") {
+				progress++
+				if !regexp.MustCompile(`\d+/10 requests finished: [0-9.]+% complete at .* secs elapsed: no time limit`).MatchString(l) || strings.Contains(l, "time limit used") {
+					t.Errorf("progress line: %s", l)
+				}
+			} else if !strings.Contains(l, "will do 5 ops") {
+				t.Errorf("start line: %s", l)
+			}
+		}
+		if progress == 0 || !strings.Contains(lines[len(lines)-1], "10/10 requests finished: 100.0% complete") {
+			t.Errorf("%d progress lines, want some, the last at 10/10:\n%s", progress, strings.Join(lines, "\n"))
+		}
+	})
+}

@@ -83,8 +83,8 @@ func TestSubMicrosecond(t *testing.T) {
 		r.Record(GetNode, Success, 300*time.Nanosecond)
 	}
 	rep := c.Report(PhaseRequest)
-	if q := rep.Quantile(GetNode, 0.5); q != 300*time.Nanosecond {
-		t.Errorf("median %v, want 300ns", q)
+	if q, ok := rep.Quantile(GetNode, 0.5); q != 300*time.Nanosecond || !ok {
+		t.Errorf("median %v, %v, want 300ns", q, ok)
 	}
 	if o, _ := rep.Op(GetNode); o.Latency.P50 != 0.3 || o.Latency.Max != 0.3 {
 		t.Errorf("summary %+v, want 0.3 us", o.Latency)
@@ -93,8 +93,8 @@ func TestSubMicrosecond(t *testing.T) {
 	cu, _ := NewCollector(Options{Unit: time.Microsecond})
 	ru := cu.NewRecorder()
 	ru.Record(GetNode, Success, 300*time.Nanosecond)
-	if q := cu.Report(PhaseRequest).Quantile(GetNode, 0.5); q != 0 {
-		t.Errorf("microsecond unit: median %v, want 0", q)
+	if q, ok := cu.Report(PhaseRequest).Quantile(GetNode, 0.5); q != 0 || !ok {
+		t.Errorf("microsecond unit: median %v, %v, want 0 (measured)", q, ok)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestAbandonedInLatency(t *testing.T) {
 	if o.Abandoned != 2 || o.Count() != 100 {
 		t.Errorf("abandoned %d of %d", o.Abandoned, o.Count())
 	}
-	if p := rep.Quantile(UpdateLink, 0.99); p < 5*time.Second {
+	if p, _ := rep.Quantile(UpdateLink, 0.99); p < 5*time.Second {
 		t.Errorf("p99 %v does not show the abandoned calls' 5 s", p)
 	}
 	if o.Latency.Max < 5e6 {
@@ -141,8 +141,10 @@ func TestIntervalResets(t *testing.T) {
 	if got(iv)+got(iv2) != 1001 {
 		t.Fatalf("intervals hold %d + %d GET_NODE", got(iv), got(iv2))
 	}
-	if o, ok := iv2.Op(GetNode); ok && o.Quantile(0.5) == 0 {
-		t.Errorf("interval median 0")
+	if o, ok := iv2.Op(GetNode); ok {
+		if q, ok := o.Quantile(0.5); q == 0 || !ok {
+			t.Errorf("interval median %v, %v", q, ok)
+		}
 	}
 	if iv3 := c.Interval(); len(iv3.Ops) != 0 {
 		t.Errorf("an empty interval has %v", iv3.Ops)

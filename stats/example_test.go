@@ -39,6 +39,6 @@ func Example() {
 	// GET_NODE found = 2 notfound = 1 errors = 0
 	// UPDATE_NODE error_latency count = 1  p25 = 30015us  p50 = 30015us  p75 = 30015us  p95 = 30015us  p99 = 30015us  max = 30015us mean = 30007.296us threads = 2
 	// errors.timeout = 1
-	// REQUEST PHASE COMPLETED. 5 requests done in 2 seconds. Requests/second = 2
+	// REQUEST PHASE COMPLETED. 5 requests done in 2 seconds. Requests/second = 3
 	// SUMMARY request tps=3 goodput=2 un=0.900 gn=1.200 ul=- gl=- requests=5 seconds=2.0
 }

@@ -51,6 +51,9 @@ const (
 	// them into its Collector's histograms (a few microseconds of work,
 	// which Record reports).
 	RecorderBatch = 128
+	// MaxHighestUs is the largest Options.HighestUs: about 146 years, in
+	// microseconds (2^62 ns, so that every value in nanoseconds fits).
+	MaxHighestUs = (1 << 62) / 1000
 )
 
 // Options configures a Collector's histograms. The zero value gives the
@@ -63,7 +66,7 @@ type Options struct {
 	// HighestUs is the highest trackable latency, in microseconds (for the
 	// size ops, the highest row count is HighestUs·1000); larger values
 	// are clamped to it and counted. 0 means DefaultHighestUs (1 hour);
-	// otherwise it must be >= 2. The lowest discernible value is one Unit.
+	// otherwise it must be in 2..MaxHighestUs. The lowest discernible value is one Unit.
 	HighestUs int64
 	// SigFigs is the number of significant decimal digits kept, 1..5; 0
 	// means DefaultSigFigs (3).
@@ -107,8 +110,8 @@ func (o Options) normalize() (Options, error) {
 		return o, fmt.Errorf("stats: Options.Unit = %v, want time.Nanosecond or time.Microsecond", o.Unit)
 	case o.Stripes < 1 || o.Stripes > 256:
 		return o, fmt.Errorf("stats: Options.Stripes = %d, want 1..256 (or 0 for the default)", o.Stripes)
-	case o.HighestUs > (1<<62)/1000:
-		return o, fmt.Errorf("stats: Options.HighestUs = %d, want <= %d", o.HighestUs, int64(1<<62)/1000)
+	case o.HighestUs > MaxHighestUs:
+		return o, fmt.Errorf("stats: Options.HighestUs = %d, want <= %d", o.HighestUs, int64(MaxHighestUs))
 	}
 	return o, nil
 }
@@ -441,19 +444,23 @@ type IntervalOp struct {
 	unit time.Duration
 }
 
-// Quantile returns the value at quantile q (0..1) of the interval (Java
-// HdrHistogram's value at percentile 100·q); rows as a Duration of that
-// many nanoseconds for a size op.
-func (o IntervalOp) Quantile(q float64) time.Duration {
+// Quantile returns the value at quantile q, a fraction in [0, 1] (0.99
+// for the p99), of the interval (Java HdrHistogram's value at percentile
+// 100·q), and true; 0 and false when the interval has no value of the op.
+// For a size op the value is rows, as a Duration of that many
+// nanoseconds. It panics, naming the value, when q is not in [0, 1] (as
+// Report.Quantile).
+func (o IntervalOp) Quantile(q float64) (time.Duration, bool) {
+	mustBeFraction("IntervalOp.Quantile", o.Op, q)
 	if o.Hist == nil || o.Hist.TotalCount() == 0 {
-		return 0
+		return 0, false
 	}
 	var v [1]int64
-	quantiles(o.Hist, []float64{100 * min(max(q, 0), 1)}, v[:])
+	quantiles(o.Hist, []float64{100 * q}, v[:])
 	if o.Op.IsSize() {
-		return time.Duration(v[0])
+		return time.Duration(v[0]), true
 	}
-	return time.Duration(v[0]) * o.unit
+	return time.Duration(v[0]) * o.unit, true
 }
 
 // Interval is what a Collector's recorders recorded between two calls of

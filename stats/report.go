@@ -2,7 +2,6 @@ package stats
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -89,27 +88,27 @@ type OpReport struct {
 // Count returns Successes + Misses + Errors + Abandoned.
 func (o OpReport) Count() int64 { return o.Successes + o.Misses + o.Errors + o.Abandoned }
 
-// Quantile returns the latency at quantile q (0..1) of the op's successes,
-// misses and abandoned calls, at the histograms' resolution (Java
-// HdrHistogram's value at percentile 100·q: see Summary); 0 when there are
-// none. In a report read back from JSON, which holds the digest only, it
-// returns the nearest of the Summary's percentiles at or above q. For a
-// size op the value is rows, as a Duration of that many nanoseconds.
-func (o OpReport) Quantile(q float64) time.Duration {
+// Quantile returns the latency at quantile q, a fraction in [0, 1] (0.99
+// for the p99), of the op's successes, misses and abandoned calls, at the
+// histograms' resolution (Java HdrHistogram's value at percentile 100·q:
+// see Summary), and true; 0 and false when there are none (the op did not
+// run, or every call failed). In a report read back from JSON, which holds
+// the digest only, it returns the nearest of the Summary's percentiles at
+// or above q. For a size op the value is rows, as a Duration of that many
+// nanoseconds. It panics, naming the value, when q is not in [0, 1] (99
+// for the p99 is a percentage, hdrhistogram-go's scale).
+func (o OpReport) Quantile(q float64) (time.Duration, bool) {
+	mustBeFraction("OpReport.Quantile", o.Op, q)
 	if o.Latency.Count == 0 {
-		return 0
+		return 0, false
 	}
-	if math.IsNaN(q) {
-		q = 0
-	}
-	q = min(max(q, 0), 1)
 	if o.lat != nil {
 		var v [1]int64
 		quantiles(o.lat, []float64{100 * q}, v[:])
 		if o.Op.IsSize() {
-			return time.Duration(v[0])
+			return time.Duration(v[0]), true
 		}
-		return time.Duration(v[0]) * o.unit
+		return time.Duration(v[0]) * o.unit, true
 	}
 	s := o.Latency
 	var us float64
@@ -132,9 +131,9 @@ func (o OpReport) Quantile(q float64) time.Duration {
 		us = s.Max
 	}
 	if o.Op.IsSize() {
-		return time.Duration(us)
+		return time.Duration(us), true
 	}
-	return time.Duration(us * float64(time.Microsecond))
+	return time.Duration(us * float64(time.Microsecond)), true
 }
 
 // LoadTotals are the rows a load phase wrote, counted from successful store

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -538,7 +541,7 @@ GET_NODE error_latency count = 1  p25 = 3001us  p50 = 3001us  p75 = 3001us  p95 
 UPDATE_LINK service_time count = 2  p25 = 50us  p50 = 50us  p75 = 70us  p95 = 70us  p99 = 70us  max = 70us mean = 60.000us threads = 2
 errors.error = 1
 retries.add_link = 3
-REQUEST PHASE COMPLETED. 13 requests done in 2 seconds. Requests/second = 5
+REQUEST PHASE COMPLETED. 13 requests done in 3 seconds. Requests/second = 5
 Benchmark did not complete cleanly: 1/2 request threads aborted.  See error log entries for details.
 SUMMARY request tps=5 goodput=5 un=- gn=20004.863 ul=0.200 gl=- requests=13 seconds=2.5
 `
@@ -552,7 +555,7 @@ SUMMARY request tps=5 goodput=5 un=- gn=20004.863 ul=0.200 gl=- requests=13 seco
 
 	// Completion without aborts; rates from Elapsed.
 	q := &Report{Phase: PhaseRequest, Elapsed: 10500 * time.Millisecond, Request: &RequestTotals{Requests: 12345, Requesters: 4}}
-	if got, want := q.CompletionLine(), "REQUEST PHASE COMPLETED. 12345 requests done in 10 seconds. Requests/second = 1175"; got != want {
+	if got, want := q.CompletionLine(), "REQUEST PHASE COMPLETED. 12345 requests done in 11 seconds. Requests/second = 1176"; got != want {
 		t.Errorf("completion = %q, want %q", got, want)
 	}
 	if got, want := q.SummaryLine(), "SUMMARY request tps=1176 goodput=1176 un=- gn=- ul=- gl=- requests=12345 seconds=10.5"; got != want {
@@ -562,7 +565,7 @@ SUMMARY request tps=5 goodput=5 un=- gn=20004.863 ul=0.200 gl=- requests=13 seco
 	// and its goodput leaves out failed and abandoned requests.
 	q.Request.Errors, q.Request.Abandoned = 1000, 345
 	q.Status, q.Detail = "OVERRAN", "overran by 3.2 s, 345 operations abandoned"
-	if got, want := q.CompletionLine(), "REQUEST PHASE OVERRAN. 12345 requests done in 10 seconds. Requests/second = 1175 (overran by 3.2 s, 345 operations abandoned)"; got != want {
+	if got, want := q.CompletionLine(), "REQUEST PHASE OVERRAN. 12345 requests done in 11 seconds. Requests/second = 1176 (overran by 3.2 s, 345 operations abandoned)"; got != want {
 		t.Errorf("completion = %q, want %q", got, want)
 	}
 	if got, want := q.SummaryLine(), `SUMMARY request tps=1176 goodput=1048 un=- gn=- ul=- gl=- requests=12345 seconds=10.5 status=OVERRAN detail="overran by 3.2 s, 345 operations abandoned"`; got != want {
@@ -851,5 +854,119 @@ func TestIntervalMerge(t *testing.T) {
 	}
 	if z := (Interval{}).Merge(b); len(z.Ops) != len(b.Ops) || !z.End.Equal(b.End) {
 		t.Errorf("zero.Merge(b) = %v, want b", z)
+	}
+}
+
+// TestCompletionLineAgreesWithSummary: the completion line's seconds and
+// rate are the SUMMARY line's, rounded: a request phase of 14.96 s is done
+// in 15 seconds (LinkBench's truncation printed 14 beside seconds=15.0),
+// and its Requests/second is SUMMARY's tps; a load's seconds and Links/s
+// are SUMMARY's seconds and links/s. Checked over elapsed times from 0 to
+// 20 s.
+func TestCompletionLineAgreesWithSummary(t *testing.T) {
+	reqRE := regexp.MustCompile(`done in (\d+) seconds\. Requests/second = (\d+)$`)
+	reqSumRE := regexp.MustCompile(`tps=(\d+) .* seconds=([0-9.]+)$`)
+	loadRE := regexp.MustCompile(`\. ([0-9.]+) seconds, (\d+) Links/s`)
+	loadSumRE := regexp.MustCompile(`links/s=(\d+) .* seconds=([0-9.]+)$`)
+	elapsed := []time.Duration{14960 * time.Millisecond, 14500 * time.Millisecond, 14499 * time.Millisecond}
+	for ms := int64(0); ms <= 20000; ms += 7 {
+		elapsed = append(elapsed, time.Duration(ms)*time.Millisecond+time.Duration(ms%1000)*time.Microsecond)
+	}
+	for _, e := range elapsed {
+		q := &Report{Phase: PhaseRequest, Elapsed: e, Request: &RequestTotals{Requests: 123457, Requesters: 4}}
+		line, sum := reqRE.FindStringSubmatch(q.CompletionLine()), reqSumRE.FindStringSubmatch(q.SummaryLine())
+		if line == nil || sum == nil {
+			t.Fatalf("%v: %q, %q", e, q.CompletionLine(), q.SummaryLine())
+		}
+		sec, _ := strconv.ParseFloat(line[1], 64)
+		sumSec, _ := strconv.ParseFloat(sum[2], 64)
+		if math.Abs(sec-sumSec) > 0.5 || math.Abs(sec-e.Seconds()) > 0.5 {
+			t.Errorf("%v: done in %s seconds beside seconds=%s", e, line[1], sum[2])
+		}
+		if line[2] != sum[1] {
+			t.Errorf("%v: Requests/second = %s beside tps=%s", e, line[2], sum[1])
+		}
+		l := &Report{Phase: PhaseLoad, Elapsed: e, Load: &LoadTotals{Nodes: 1000, ExpectedNodes: 1000, Links: 4321, Counts: 2000}}
+		line, sum = loadRE.FindStringSubmatch(l.CompletionLine()), loadSumRE.FindStringSubmatch(l.SummaryLine())
+		if line == nil || sum == nil {
+			t.Fatalf("%v: %q, %q", e, l.CompletionLine(), l.SummaryLine())
+		}
+		if line[1] != sum[2] || line[2] != sum[1] {
+			t.Errorf("%v: load line %s seconds, %s Links/s beside seconds=%s links/s=%s", e, line[1], line[2], sum[2], sum[1])
+		}
+	}
+}
+
+// TestQuantileMisuseIsLoud: Quantile takes a fraction; a percentage (99,
+// hdrhistogram-go's scale), a negative q or NaN panics naming the value
+// (it used to read as the maximum, or the minimum). An op that did not
+// run, or whose every call failed, has no quantile: ok is false (it used
+// to be 0, which passes any p99 < limit gate). The same holds for a
+// report read back from JSON, for OpReport and for IntervalOp.
+func TestQuantileMisuseIsLoud(t *testing.T) {
+	c, _ := NewCollector(Options{})
+	r := c.NewRecorder()
+	for i := range 100 {
+		r.Record(GetNode, Success, time.Duration(i+1)*time.Millisecond)
+	}
+	r.RecordError(AddLink, "x", time.Millisecond)
+	r.Flush()
+	iv := c.Interval()
+	rep := c.Report(PhaseRequest)
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rp := range map[string]*Report{"report": rep, "report read from JSON": back} {
+		for _, c := range []struct {
+			q    float64
+			want time.Duration
+		}{{0.99, 99 * time.Millisecond}, {1, 100 * time.Millisecond}} { // (JSON holds percentiles from p25)
+			got, ok := rp.Quantile(GetNode, c.q)
+			if !ok || got < c.want*99/100 || got > c.want*101/100 {
+				t.Errorf("%s: Quantile(GET_NODE, %v) = %v, %v; want %v, true", name, c.q, got, ok, c.want)
+			}
+		}
+		for _, op := range []Op{AddLink, DeleteNode} { // every call failed; never ran
+			if got, ok := rp.Quantile(op, 0.99); ok || got != 0 {
+				t.Errorf("%s: Quantile(%v, 0.99) = %v, %v; want 0, false", name, op, got, ok)
+			}
+			o, _ := rp.Op(op)
+			if got, ok := o.Quantile(0.99); ok || got != 0 {
+				t.Errorf("%s: OpReport(%v).Quantile(0.99) = %v, %v; want 0, false", name, op, got, ok)
+			}
+		}
+	}
+	if got, ok := rep.Quantile(GetNode, 0); !ok || got < time.Millisecond*99/100 || got > time.Millisecond*101/100 {
+		t.Errorf("Quantile(GET_NODE, 0) = %v, %v; want the minimum, 1ms", got, ok)
+	}
+	ivGet, _ := iv.Op(GetNode)
+	if got, ok := ivGet.Quantile(0.99); !ok || got < 98*time.Millisecond || got > 100*time.Millisecond {
+		t.Errorf("IntervalOp(GET_NODE).Quantile(0.99) = %v, %v", got, ok)
+	}
+	ivNone, _ := iv.Op(DeleteNode)
+	if got, ok := ivNone.Quantile(0.5); ok || got != 0 {
+		t.Errorf("IntervalOp of an op that did not run: Quantile = %v, %v; want 0, false", got, ok)
+	}
+	opGet, _ := rep.Op(GetNode)
+	for _, q := range []float64{99, 50, 1.0000001, -0.5, math.NaN(), math.Inf(1)} {
+		for name, f := range map[string]func(){
+			"Report.Quantile":     func() { rep.Quantile(GetNode, q) },
+			"OpReport.Quantile":   func() { opGet.Quantile(q) },
+			"IntervalOp.Quantile": func() { ivGet.Quantile(q) },
+		} {
+			msg := func() (msg string) {
+				defer func() { msg = fmt.Sprint(recover()) }()
+				f()
+				return "no panic"
+			}()
+			if !strings.Contains(msg, name+"(GET_NODE, "+fmt.Sprint(q)+")") || !strings.Contains(msg, "0.99 for the p99") {
+				t.Errorf("%s(%v): %s; want a panic naming the value and the scale", name, q, msg)
+			}
+		}
 	}
 }

@@ -66,8 +66,10 @@ func hdrLine(b *strings.Builder, s Summary, unit string, threads int) {
 //     "LOAD PHASE COMPLETED. Loaded %d nodes (Expected %d), %d links (%.2f /node), %d counts (%.2f /node). %.1f seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s"
 //     with rates Math.round(rows / seconds); for requests, LinkBench's
 //     (reference §6.1) "REQUEST PHASE COMPLETED. %d requests done in %d
-//     seconds. Requests/second = %d" (integer seconds = Elapsed ms / 1000,
-//     rate = 1000·requests / Elapsed ms, integer division), followed when
+//     seconds. Requests/second = %d" with the seconds and the rate rounded
+//     as Math.round rounds (LinkBench truncates both: 14.96 s is "14
+//     seconds" there, "15 seconds" here, as SUMMARY's seconds=15.0 and its
+//     tps agree), followed when
 //     Aborted > 0 by "Benchmark did not complete cleanly: a/r request
 //     threads aborted.  See error log entries for details.";
 //  7. SummaryLine.
@@ -174,12 +176,10 @@ func (r *Report) CompletionLine() string {
 		if r.Request != nil {
 			q = *r.Request
 		}
-		ms := r.Elapsed.Milliseconds()
-		var rate int64
-		if ms > 0 {
-			rate = 1000 * q.Requests / ms
-		}
-		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d", status, q.Requests, ms/1000, rate) + r.detail()
+		// Rounded, as the SUMMARY line's seconds and tps are (LinkBench
+		// truncates both: 14.96 s printed "14 seconds").
+		return fmt.Sprintf("REQUEST PHASE %s. %d requests done in %d seconds. Requests/second = %d",
+			status, q.Requests, javaRound(sec), perSecond(q.Requests, sec)) + r.detail()
 	}
 	return ""
 }
@@ -224,15 +224,29 @@ func (r *Report) Goodput() float64 {
 	return r.Throughput()
 }
 
-// Quantile returns the latency of op at quantile q (0..1), 0 when op has
-// no values (see OpReport.Quantile). q below 0 (and NaN) reads as 0, the
-// minimum; q above 1 as 1, the maximum.
-func (r *Report) Quantile(op Op, q float64) time.Duration {
+// Quantile returns the latency of op at quantile q, a fraction in [0, 1]
+// (0.99 for the p99; see OpReport.Quantile), and true; or 0 and false
+// when the report has no latency of op (op did not run, or every call of
+// it failed): a gate such as p99 < limit must check ok, or it passes
+// without testing anything. It panics, naming the value, when q is not in
+// [0, 1]: Quantile(op, 99), a percentage as hdrhistogram-go's
+// ValueAtQuantile takes, would otherwise read as the maximum.
+func (r *Report) Quantile(op Op, q float64) (time.Duration, bool) {
+	mustBeFraction("Report.Quantile", op, q)
 	o, ok := r.Op(op)
 	if !ok {
-		return 0
+		return 0, false
 	}
 	return o.Quantile(q)
+}
+
+// mustBeFraction panics, naming q, when q (a quantile) is not in [0, 1]
+// (NaN included).
+func mustBeFraction(method string, op Op, q float64) {
+	if q >= 0 && q <= 1 {
+		return
+	}
+	panic(fmt.Sprintf("stats: %s(%v, %v): the quantile q is a fraction in [0, 1] (0.99 for the p99), not a percentage", method, op, q))
 }
 
 // p99ms returns the p99 latency of op in milliseconds with 3 decimals

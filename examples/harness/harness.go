@@ -54,11 +54,13 @@ func Check(r *stats.Report, l Limits) error {
 		if !gated {
 			continue
 		}
-		if _, ok := r.Op(op); !ok {
-			errs = append(errs, fmt.Errorf("%v: not measured, limit p99 %v", op, limit))
-			continue
-		}
-		if p99 := r.Quantile(op, 0.99); p99 > limit {
+		// An operation that did not run, or whose every call failed, has
+		// no p99: the gate fails rather than pass on nothing.
+		p99, ok := r.Quantile(op, 0.99)
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%v: not measured (the operation did not run, or every call failed), limit p99 %v", op, limit))
+		case p99 > limit:
 			errs = append(errs, fmt.Errorf("%v: p99 %v, limit %v", op, p99, limit))
 		}
 	}

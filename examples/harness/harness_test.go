@@ -59,8 +59,9 @@ func TestP99Gate(t *testing.T) {
 		d = time.Second
 	}
 	r := run(t, harness.SmallConfig(4, d), newStore(t), same)
+	p99 := func(op stats.Op) time.Duration { d, _ := r.Quantile(op, 0.99); return d } // Check gates them
 	t.Logf("%.0f requests/s, GET_NODE p99 %v, GET_LINKS_LIST p99 %v, UPDATE_LINK p99 %v",
-		r.Throughput(), r.Quantile(stats.GetNode, 0.99), r.Quantile(stats.GetLinksList, 0.99), r.Quantile(stats.UpdateLink, 0.99))
+		r.Throughput(), p99(stats.GetNode), p99(stats.GetLinksList), p99(stats.UpdateLink))
 	if err := harness.Check(r, limits); err != nil {
 		t.Fatalf("the store crossed the gate:\n%v", err)
 	}
@@ -103,6 +104,37 @@ func TestGateCatchesSlowAndFailingStore(t *testing.T) {
 	}
 }
 
+// TestGateFailsWhenAGatedOpHasNoLatency: a gated operation whose every
+// call failed has no latency: the gate reports it not measured instead of
+// passing its p99 as 0 (its failures allowed here, so that only the p99
+// gate can fail).
+func TestGateFailsWhenAGatedOpHasNoLatency(t *testing.T) {
+	cfg := harness.SmallConfig(2, time.Minute)
+	cfg.Requests = 1000
+	cfg.MaxFailedRequests = -1
+	failGets := func(op string) fault.Fault {
+		if op == "GetNode" {
+			return fault.Fault{Fail: true}
+		}
+		return fault.Fault{}
+	}
+	r := run(t, cfg, newStore(t), func(s store.Store) store.Store { return fault.Wrap(s, failGets) })
+	if o, ok := r.Op(stats.GetNode); !ok || o.Errors == 0 || o.Latency.Count != 0 {
+		t.Fatalf("GET_NODE %+v (in the report: %v), want only failed calls", o, ok)
+	}
+	l := limits
+	l.MaxErrors = 1 << 40
+	err := harness.Check(r, l)
+	if err == nil || !strings.Contains(err.Error(), "GET_NODE: not measured") {
+		t.Fatalf("a run whose every GET_NODE failed: gate %v, want GET_NODE not measured", err)
+	}
+	for _, not := range []string{"UPDATE_LINK", "GET_LINKS_LIST", "failed requests"} {
+		if strings.Contains(err.Error(), not) {
+			t.Errorf("gate error names %q:\n%v", not, err)
+		}
+	}
+}
+
 // BenchmarkRequest measures the request phase on the store: b.N requests
 // shared by 4 requesters after a load outside the timer. ns/op is the wall
 // time per request of the whole phase; the other metrics are LinkBench's
@@ -130,8 +162,8 @@ func BenchmarkRequest(b *testing.B) {
 		op   stats.Op
 		unit string
 	}{{stats.UpdateNode, "un-p99-ns"}, {stats.GetNode, "gn-p99-ns"}, {stats.UpdateLink, "ul-p99-ns"}, {stats.GetLinksList, "gl-p99-ns"}} {
-		if _, ok := r.Op(m.op); ok {
-			b.ReportMetric(float64(r.Quantile(m.op, 0.99).Nanoseconds()), m.unit)
+		if p99, ok := r.Quantile(m.op, 0.99); ok {
+			b.ReportMetric(float64(p99.Nanoseconds()), m.unit)
 		}
 	}
 }

@@ -154,7 +154,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		calls, errs := p.Interval.Requests()
 		gl := "-"
 		if op, ok := p.Interval.Op(stats.GetLinksList); ok {
-			gl = op.Quantile(0.99).String()
+			if p99, ok := op.Quantile(0.99); ok {
+				gl = p99.String()
+			}
 		}
 		logf("progress %v: %d requests, %.0f/s, %d errors, GET_LINKS_LIST p99 %s", p.Elapsed.Round(time.Millisecond), calls, p.Rate(), errs, gl)
 	}

@@ -401,6 +401,51 @@ func (numberTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ts
 }
 
+// logTicks label a logarithmic axis: at the powers of ten in range, or,
+// when fewer than two of them are (values within one decade), at the 1-2-5
+// steps, or at every 1..9 step, in range; an axis narrower than two such
+// steps (3.1 to 3.4) gets numberTicks' linear ticks. Every step 1..9 of
+// each decade has a tick, labelled or not. (gonum's LogTicks labels only
+// powers of ten, so a panel within one decade had no label.)
+type logTicks struct{}
+
+// logMantissas are the labelled steps of a decade logTicks tries, in order.
+var logMantissas = [...][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
+
+// Ticks implements gonum's plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
+	if !(lo > 0 && hi >= lo) || math.IsInf(hi, 1) {
+		return numberTicks{}.Ticks(lo, hi)
+	}
+	const eps = 1e-9 // a tick at an end of the range, up to rounding
+	in := func(v float64) bool { return v >= lo*(1-eps) && v <= hi*(1+eps) }
+	kLo, kHi := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	for _, ms := range logMantissas {
+		var ts []gplot.Tick
+		labels := 0
+		for k := kLo; k <= kHi; k++ {
+			for m := 1; m <= 9; m++ {
+				// m·10^k, from its decimal text: 3e-3 is 0.003 exactly as
+				// printed, not 3·0.001.
+				v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(k), 64)
+				if !in(v) {
+					continue
+				}
+				t := gplot.Tick{Value: v}
+				if slices.Contains(ms, m) {
+					t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+					labels++
+				}
+				ts = append(ts, t)
+			}
+		}
+		if labels >= 2 {
+			return ts
+		}
+	}
+	return numberTicks{}.Ticks(lo, hi)
+}
+
 func newPlot(title, x, y string) *gplot.Plot {
 	p := gplot.New()
 	p.Title.Text = title
@@ -495,7 +540,7 @@ func New(series []Series, opts Options) (*Figure, error) {
 		if opts.LogY {
 			for _, p := range []*gplot.Plot{overTime, dist} {
 				p.Y.Scale = gplot.LogScale{}
-				p.Y.Tick.Marker = gplot.LogTicks{Prec: -1}
+				p.Y.Tick.Marker = logTicks{}
 				p.Y.Min = math.Inf(1) // set from the data
 			}
 		}

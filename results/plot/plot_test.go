@@ -7,13 +7,16 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	gplot "gonum.org/v1/plot"
 )
 
 // writeLog writes an HDR interval log of n one-second intervals from
@@ -269,6 +272,83 @@ func TestSplitGaps(t *testing.T) {
 	for _, tk := range (numberTicks{}).Ticks(0, 5e6) {
 		if strings.Contains(tk.Label, ".") || strings.Contains(tk.Label, "e") {
 			t.Errorf("tick label %q, want a plain integer", tk.Label)
+		}
+	}
+}
+
+// labelledIn returns the labels of ts' labelled ticks within [lo, hi],
+// failing the test on a label that does not print its tick's value.
+func labelledIn(t *testing.T, ts []gplot.Tick, lo, hi float64) []string {
+	t.Helper()
+	var labels []string
+	for _, tk := range ts {
+		if tk.Label == "" || tk.Value < lo*(1-1e-9) || tk.Value > hi*(1+1e-9) {
+			continue
+		}
+		if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || math.Abs(v-tk.Value) > 1e-9*math.Abs(tk.Value) {
+			t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
+		}
+		labels = append(labels, tk.Label)
+	}
+	return labels
+}
+
+// TestLogYTicksWithinOneDecade: with -logy, a panel whose values stay
+// within one decade (2 to 8 ms, 2.1 to 7.9 us) has labelled y ticks (at
+// 1-2-5 steps there): gonum's LogTicks labels only powers of ten, and
+// such a panel had none. The figure is rendered and each panel's y
+// ticker is called on the panel's range, as gonum's axis calls it; the
+// ticker alone is checked on ranges of every width, fixed seed.
+func TestLogYTicksWithinOneDecade(t *testing.T) {
+	op := func(name string, unit time.Duration, lo, hi int64) OpSeries {
+		h := hdr.New(1, 3_600_000_000, 3)
+		for v := lo; v <= hi; v += max(1, (hi-lo)/500) {
+			if err := h.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := OpSeries{Op: name, Unit: unit, Hist: h}
+		for i := range 10 {
+			o.P99 = append(o.P99, Point{T: float64(i + 1), V: toMs(lo+(hi-lo)*int64(i)/10, unit)})
+		}
+		return o
+	}
+	series := []Series{{Label: "one decade", Rate: []Point{{1, 100}, {2, 120}, {3, 110}},
+		Ops: []OpSeries{op("GET_NODE", time.Microsecond, 2000, 8000), op("ADD_NODE", time.Nanosecond, 2100, 7900)}}}
+	fig, err := New(series, Options{LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := fig.WriteTo(&svg, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(fig.rows))
+	}
+	for _, row := range fig.rows {
+		for _, p := range row {
+			labels := labelledIn(t, p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max), p.Y.Min, p.Y.Max)
+			if len(labels) < 2 {
+				t.Errorf("panel %q (y %g to %g ms): labelled y ticks %v, want at least 2", p.Title.Text, p.Y.Min, p.Y.Max, labels)
+			}
+			for _, l := range labels {
+				if !bytes.Contains(svg.Bytes(), []byte(">"+l+"<")) {
+					t.Errorf("panel %q: the SVG does not draw the tick label %q", p.Title.Text, l)
+				}
+			}
+		}
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	ranges := [][2]float64{{2, 8}, {3.1, 3.4}, {0.0021, 0.0079}, {11, 19}, {150, 700}, {1, 1000}, {0.9, 1.1}, {999, 1001}}
+	for range 2000 {
+		lo := math.Pow(10, -4+10*rng.Float64())
+		ranges = append(ranges, [2]float64{lo, lo * math.Pow(10, 3*rng.Float64()*rng.Float64())})
+	}
+	for _, r := range ranges {
+		if n := len(labelledIn(t, logTicks{}.Ticks(r[0], r[1]), r[0], r[1])); n < 2 {
+			t.Errorf("logTicks on %g to %g: %d labelled ticks, want at least 2", r[0], r[1], n)
 		}
 	}
 }

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestVerifyAloneOnMemoryStore: -verify without -l or -r on a store that
+// starts empty is refused (one line naming -verify, exit 2, nothing run
+// or written), with or without -c; it used to run the main job first when
+// no -c was given. (The -D keys keep the main job short, should it run.)
+func TestVerifyAloneOnMemoryStore(t *testing.T) {
+	short := []string{"-D", "maxid1=1001", "-D", "maxtime=1", "-D", "requesters=1"}
+	runBadInput(t, []badCase{
+		{"-verify", append([]string{"-verify"}, short...), []string{"-verify", "memory store starts empty"}, nil},
+		{"-verify -store memory", append([]string{"-verify", "-store", "memory"}, short...), []string{"-verify", "memory store starts empty"}, nil},
+		{"-verify with linkstore", append([]string{"-verify", "-D", "linkstore=memory"}, short...), []string{"-verify", "memory store starts empty"}, nil},
+	})
+}
+
+// TestHelp: -h lists the subcommands with their synopses; linkbench help
+// prints the same usage on standard output, help compare and help plot
+// theirs, all with exit status 0; help of anything else is a usage error.
+func TestHelp(t *testing.T) {
+	code, out, stderr := runCLI(t, "-h")
+	if code != 0 || out != "" {
+		t.Errorf("-h: exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"usage: linkbench [-c file]", "linkbench compare [-format", "linkbench plot [-title", "linkbench help [compare|plot]", "-verify"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("-h does not say %q:\n%s", want, stderr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"help"}, []string{"usage: linkbench [-c file]", "linkbench compare [-format", "linkbench plot [-title", "-verify"}},
+		{[]string{"help", "compare"}, []string{"usage: linkbench compare", "-baseline", "-format"}},
+		{[]string{"help", "plot"}, []string{"usage: linkbench plot", "-logy", "-ops", "-o file"}},
+	} {
+		code, out, stderr := runCLI(t, c.args...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: stdout does not say %q:\n%s", c.args, want, out)
+			}
+		}
+	}
+	code, out, stderr = runCLI(t, "help", "nope")
+	if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "help nope") || !strings.Contains(stderr, "help compare") {
+		t.Errorf("help nope: exit %d, stdout %q, stderr %q; want 2 and one line naming it and the commands", code, out, stderr)
+	}
+}
