@@ -372,6 +372,24 @@ func (c *Config) RunFor(d time.Duration) {
 	c.Requests, c.MaxTime = Unlimited, d
 }
 
+// DatabaseNames returns the names of the run's databases (MySQL
+// databases, PostgreSQL schemas), in index order: dbprefix + index for
+// each of the dbcount databases ("linkdb0", "linkdb1", ...), or, with
+// dbcount = 1 and the dbid key set, dbid alone (the original benchmark's
+// single database). This is the one place the rule is written: the
+// drivers, the command-line tool's schema creation and checks, and the
+// stores' options all take their names from here.
+func (c *Config) DatabaseNames() []string {
+	if c.DBCount == 1 && c.Store.DBID != "" {
+		return []string{c.Store.DBID}
+	}
+	names := make([]string, max(c.DBCount, 0))
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", c.DBPrefix, i)
+	}
+	return names
+}
+
 // totalRequests is the number of requests of the whole request phase when
 // no time limit ends it first: Requests per requester, Unlimited when that
 // product does not fit an int64.

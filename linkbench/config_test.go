@@ -2,6 +2,7 @@ package linkbench
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,5 +287,26 @@ func TestNoWorkingDirectoryLookup(t *testing.T) {
 	}
 	if err := Check(p, false); !errors.As(err, &ce) || ce.Key != "data_file" {
 		t.Errorf("the file found in WorkDir is read: %v, want its data_file error", err)
+	}
+}
+
+// TestDatabaseNames: dbprefix + index for each of dbcount databases, or
+// dbid alone when it names the one database.
+func TestDatabaseNames(t *testing.T) {
+	for _, c := range []struct {
+		prefix, dbid string
+		count        int
+		want         string
+	}{
+		{"linkdb", "", 1, "[linkdb0]"},
+		{"lb_", "", 3, "[lb_0 lb_1 lb_2]"},
+		{"linkdb", "foo", 1, "[foo]"},
+		{"linkdb", "foo", 2, "[linkdb0 linkdb1]"}, // Validate refuses it; dbid names one database
+	} {
+		cfg := DefaultConfig()
+		cfg.DBPrefix, cfg.Store.DBID, cfg.DBCount = c.prefix, c.dbid, c.count
+		if got := fmt.Sprint(cfg.DatabaseNames()); got != c.want {
+			t.Errorf("dbprefix %q, dbid %q, dbcount %d: %s, want %s", c.prefix, c.dbid, c.count, got, c.want)
+		}
 	}
 }

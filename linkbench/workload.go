@@ -410,21 +410,17 @@ func newDataGen(key string, g DataGenConfig) (distributions.DataGen, error) {
 	return gen, nil
 }
 
-// dbStores returns the store serving each of the dbcount databases: with
-// one database, st itself (whatever database it serves: a store built for
-// LinkBench's database dbprefix0 serves that one); with several, the
-// stores st.Database(dbprefix+i) returns.
+// dbStores returns the store serving each of the dbcount databases
+// (Config.DatabaseNames): with one database, st itself (whatever database
+// it serves: a store built for LinkBench's database dbprefix0, or dbid,
+// serves that one); with several, the stores st.Database(name) returns.
 // Quirk §11.2-9 (a LinkBench SQL store object serves a single dbid, so
 // dbcount > 1 fails): fixed in both modes, each database is its own Store.
 func dbStores(ctx context.Context, cfg *Config, st store.Store) ([]store.Store, []string, error) {
-	names := make([]string, cfg.DBCount)
+	names := cfg.DatabaseNames()
 	stores := make([]store.Store, cfg.DBCount)
 	dbs, multi := store.AsDatabases(st)
 	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
-		if cfg.DBCount == 1 && cfg.Store.DBID != "" {
-			names[i] = cfg.Store.DBID // the original benchmark's single database
-		}
 		if !multi || cfg.DBCount == 1 {
 			if cfg.DBCount > 1 {
 				return nil, nil, &ConfigError{Key: "dbcount", Value: fmt.Sprint(cfg.DBCount),

@@ -8,8 +8,10 @@ import (
 )
 
 // Capability is a set of the optional capabilities a store may have
-// besides Store: bulk loads, several databases, consistency checks and
-// per-worker sessions.
+// besides Store: bulk loads, several databases, consistency checks,
+// per-worker sessions, and those of a store on a database server (schema
+// creation, contents, counters, server description, connection limit,
+// idle connections).
 type Capability uint32
 
 const (
@@ -23,10 +25,23 @@ const (
 	CapChecker
 	// CapSessions: the store implements Sessions.
 	CapSessions
+	// CapSchema: the store implements SchemaCreator.
+	CapSchema
+	// CapContents: the store implements Contents.
+	CapContents
+	// CapCounters: the store implements CounterSource.
+	CapCounters
+	// CapServer: the store implements ServerDescriber.
+	CapServer
+	// CapConnections: the store implements ConnectionLimiter.
+	CapConnections
+	// CapIdleCloser: the store implements IdleCloser.
+	CapIdleCloser
 )
 
 // capNames are the capabilities' names, in bit order.
-var capNames = [...]string{"BulkLinks", "BulkNodes", "Databases", "Checker", "Sessions"}
+var capNames = [...]string{"BulkLinks", "BulkNodes", "Databases", "Checker", "Sessions",
+	"Schema", "Contents", "Counters", "Server", "Connections", "IdleCloser"}
 
 // Has reports whether c includes every capability of x.
 func (c Capability) Has(x Capability) bool { return c&x == x }
@@ -80,6 +95,24 @@ func Capabilities(s Store) Capability {
 	if _, ok := s.(Sessions); ok {
 		c |= CapSessions
 	}
+	if _, ok := s.(SchemaCreator); ok {
+		c |= CapSchema
+	}
+	if _, ok := s.(Contents); ok {
+		c |= CapContents
+	}
+	if _, ok := s.(CounterSource); ok {
+		c |= CapCounters
+	}
+	if _, ok := s.(ServerDescriber); ok {
+		c |= CapServer
+	}
+	if _, ok := s.(ConnectionLimiter); ok {
+		c |= CapConnections
+	}
+	if _, ok := s.(IdleCloser); ok {
+		c |= CapIdleCloser
+	}
 	return c
 }
 
@@ -97,6 +130,27 @@ func AsChecker(s Store) (Checker, bool) { return as[Checker](s, CapChecker) }
 
 // AsSessions returns s as Sessions when s has CapSessions.
 func AsSessions(s Store) (Sessions, bool) { return as[Sessions](s, CapSessions) }
+
+// AsSchemaCreator returns s as a SchemaCreator when s has CapSchema.
+func AsSchemaCreator(s Store) (SchemaCreator, bool) { return as[SchemaCreator](s, CapSchema) }
+
+// AsContents returns s as Contents when s has CapContents.
+func AsContents(s Store) (Contents, bool) { return as[Contents](s, CapContents) }
+
+// AsCounterSource returns s as a CounterSource when s has CapCounters.
+func AsCounterSource(s Store) (CounterSource, bool) { return as[CounterSource](s, CapCounters) }
+
+// AsServerDescriber returns s as a ServerDescriber when s has CapServer.
+func AsServerDescriber(s Store) (ServerDescriber, bool) { return as[ServerDescriber](s, CapServer) }
+
+// AsConnectionLimiter returns s as a ConnectionLimiter when s has
+// CapConnections.
+func AsConnectionLimiter(s Store) (ConnectionLimiter, bool) {
+	return as[ConnectionLimiter](s, CapConnections)
+}
+
+// AsIdleCloser returns s as an IdleCloser when s has CapIdleCloser.
+func AsIdleCloser(s Store) (IdleCloser, bool) { return as[IdleCloser](s, CapIdleCloser) }
 
 func as[T any](s Store, c Capability) (T, bool) {
 	var zero T
@@ -154,8 +208,9 @@ func (sharedSession) Close() error { return nil }
 // optional capabilities included, and reports Inner's capabilities
 // (Capabilities). Embed it in a wrapper (tracing, counting, fault
 // injection) and override only the methods the wrapper changes: the
-// wrapper keeps bulk loads, per-database views, checks and sessions of the
-// store it wraps.
+// wrapper keeps bulk loads, per-database views, checks, sessions and the
+// server capabilities (schema creation, contents, counters, server
+// description, connection limit, idle connections) of the store it wraps.
 //
 // A capability Inner lacks is not reported, and its methods return an
 // error wrapping errors.ErrUnsupported.
@@ -334,6 +389,66 @@ func (f Forward) Session(ctx context.Context) (Session, error) {
 	return &wrappedSession{Forward: Forward{Inner: f.Wrap(sess)}, close: sess.Close}, nil
 }
 
+// EnsureSchema forwards to Inner's SchemaCreator.
+func (f Forward) EnsureSchema(ctx context.Context, name string, o SchemaOptions) error {
+	sc, ok := AsSchemaCreator(f.Inner)
+	if !ok {
+		return unsupported(f.Inner, "EnsureSchema")
+	}
+	return sc.EnsureSchema(ctx, name, o)
+}
+
+// CreateDeferredIndex forwards to Inner's SchemaCreator.
+func (f Forward) CreateDeferredIndex(ctx context.Context, name string) error {
+	sc, ok := AsSchemaCreator(f.Inner)
+	if !ok {
+		return unsupported(f.Inner, "CreateDeferredIndex")
+	}
+	return sc.CreateDeferredIndex(ctx, name)
+}
+
+// HasData forwards to Inner's Contents.
+func (f Forward) HasData(ctx context.Context) (bool, error) {
+	c, ok := AsContents(f.Inner)
+	if !ok {
+		return false, unsupported(f.Inner, "HasData")
+	}
+	return c.HasData(ctx)
+}
+
+// Counters forwards to Inner's CounterSource; nil without one.
+func (f Forward) Counters() []Counter {
+	if c, ok := AsCounterSource(f.Inner); ok {
+		return c.Counters()
+	}
+	return nil
+}
+
+// DescribeServer forwards to Inner's ServerDescriber.
+func (f Forward) DescribeServer(ctx context.Context, databases []string) (*Server, error) {
+	d, ok := AsServerDescriber(f.Inner)
+	if !ok {
+		return nil, unsupported(f.Inner, "DescribeServer")
+	}
+	return d.DescribeServer(ctx, databases)
+}
+
+// Connections forwards to Inner's ConnectionLimiter.
+func (f Forward) Connections(ctx context.Context) (Connections, error) {
+	l, ok := AsConnectionLimiter(f.Inner)
+	if !ok {
+		return Connections{}, unsupported(f.Inner, "Connections")
+	}
+	return l.Connections(ctx)
+}
+
+// CloseIdle forwards to Inner's IdleCloser; without one it does nothing.
+func (f Forward) CloseIdle() {
+	if c, ok := AsIdleCloser(f.Inner); ok {
+		c.CloseIdle()
+	}
+}
+
 // wrappedSession is a session passed through a wrapper: calls go to the
 // wrapper, Close to the session it wraps.
 type wrappedSession struct {
@@ -346,11 +461,17 @@ func (s *wrappedSession) Close() error { return s.close() }
 
 // Interface checks: Forward has every capability's methods.
 var (
-	_ Store          = Forward{}
-	_ BulkLinkLoader = Forward{}
-	_ BulkNodeLoader = Forward{}
-	_ Databases      = Forward{}
-	_ Checker        = Forward{}
-	_ Sessions       = Forward{}
-	_ Capabler       = Forward{}
+	_ Store             = Forward{}
+	_ BulkLinkLoader    = Forward{}
+	_ BulkNodeLoader    = Forward{}
+	_ Databases         = Forward{}
+	_ Checker           = Forward{}
+	_ Sessions          = Forward{}
+	_ SchemaCreator     = Forward{}
+	_ Contents          = Forward{}
+	_ CounterSource     = Forward{}
+	_ ServerDescriber   = Forward{}
+	_ ConnectionLimiter = Forward{}
+	_ IdleCloser        = Forward{}
+	_ Capabler          = Forward{}
 )

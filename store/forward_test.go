@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -148,4 +149,117 @@ func TestForwardWithoutWrap(t *testing.T) {
 	if c := store.Capabilities(f); !c.Has(store.CapDatabases) {
 		t.Errorf("Forward with Wrap has %v", c)
 	}
+}
+
+// serverStore has every capability of a store on a database server, each
+// answering with something a test recognises.
+type serverStore struct {
+	store.Store
+	calls []string
+}
+
+func (s *serverStore) EnsureSchema(_ context.Context, name string, o store.SchemaOptions) error {
+	s.calls = append(s.calls, "EnsureSchema "+name+map[bool]string{true: " deferred"}[o.DeferIndex])
+	return nil
+}
+
+func (s *serverStore) CreateDeferredIndex(_ context.Context, name string) error {
+	s.calls = append(s.calls, "CreateDeferredIndex "+name)
+	return nil
+}
+
+func (s *serverStore) HasData(context.Context) (bool, error) {
+	return false, fmt.Errorf("serverStore: %w", store.ErrNoSchema)
+}
+
+func (s *serverStore) Counters() []store.Counter {
+	return []store.Counter{{Name: "retries.AddLink", Value: 3}}
+}
+
+func (s *serverStore) DescribeServer(_ context.Context, dbs []string) (*store.Server, error) {
+	return &store.Server{Kind: "Test", Version: "1.0", Settings: map[string]string{"dbs": fmt.Sprint(dbs)}}, nil
+}
+
+func (s *serverStore) Connections(context.Context) (store.Connections, error) {
+	return store.Connections{Server: "Test", Limit: 10, LimitName: "max", Connected: 2, PerSession: 1}, nil
+}
+
+func (s *serverStore) CloseIdle() { s.calls = append(s.calls, "CloseIdle") }
+
+// TestForwardServerCapabilities: a wrapper keeps the capabilities of a
+// store on a database server, forwards their calls, and a wrapper of a
+// store without them reports none and answers errors.ErrUnsupported.
+func TestForwardServerCapabilities(t *testing.T) {
+	ctx := context.Background()
+	srv := &serverStore{Store: memstore.New()}
+	caps := store.CapSchema | store.CapContents | store.CapCounters | store.CapServer | store.CapConnections | store.CapIdleCloser
+	if got := store.Capabilities(srv); got != caps {
+		t.Fatalf("serverStore: %v, want %v", got, caps)
+	}
+	var gets atomic.Int64
+	w := wrapCounting(&gets)(srv)
+	if got := store.Capabilities(w); got != caps {
+		t.Fatalf("a wrapper of serverStore reports %v, want %v", got, caps)
+	}
+	sc, ok := store.AsSchemaCreator(w)
+	if !ok {
+		t.Fatal("the wrapper lost SchemaCreator")
+	}
+	if err := sc.EnsureSchema(ctx, "db1", store.SchemaOptions{DeferIndex: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.CreateDeferredIndex(ctx, "db1"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := store.AsContents(w)
+	if _, err := c.HasData(ctx); !errors.Is(err, store.ErrNoSchema) {
+		t.Errorf("HasData through the wrapper: %v, want ErrNoSchema", err)
+	}
+	cs, _ := store.AsCounterSource(w)
+	if got := cs.Counters(); len(got) != 1 || got[0].Value != 3 {
+		t.Errorf("Counters through the wrapper: %v", got)
+	}
+	d, _ := store.AsServerDescriber(w)
+	if s, err := d.DescribeServer(ctx, []string{"a", "b"}); err != nil || s.Version != "1.0" || s.Settings["dbs"] != "[a b]" {
+		t.Errorf("DescribeServer through the wrapper: %+v, %v", s, err)
+	}
+	l, _ := store.AsConnectionLimiter(w)
+	if n, err := l.Connections(ctx); err != nil || n.Limit != 10 || n.PerSession != 1 {
+		t.Errorf("Connections through the wrapper: %+v, %v", n, err)
+	}
+	ic, _ := store.AsIdleCloser(w)
+	ic.CloseIdle()
+	if got, want := fmt.Sprint(srv.calls), "[EnsureSchema db1 deferred CreateDeferredIndex db1 CloseIdle]"; got != want {
+		t.Errorf("calls %s, want %s", got, want)
+	}
+	if got, want := caps.String(), "Schema|Contents|Counters|Server|Connections|IdleCloser"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+
+	pw := wrapCounting(&gets)(plain{memstore.New()})
+	if _, ok := store.AsSchemaCreator(pw); ok {
+		t.Error("AsSchemaCreator of a wrapper of a plain Store succeeded")
+	}
+	f := pw.(*counting)
+	for name, err := range map[string]error{
+		"EnsureSchema":        f.EnsureSchema(ctx, "x", store.SchemaOptions{}),
+		"CreateDeferredIndex": f.CreateDeferredIndex(ctx, "x"),
+	} {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("%s through a wrapper of a plain Store: %v, want errors.ErrUnsupported", name, err)
+		}
+	}
+	if _, err := f.HasData(ctx); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("HasData: %v", err)
+	}
+	if _, err := f.DescribeServer(ctx, nil); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("DescribeServer: %v", err)
+	}
+	if _, err := f.Connections(ctx); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Connections: %v", err)
+	}
+	if got := f.Counters(); got != nil {
+		t.Errorf("Counters: %v", got)
+	}
+	f.CloseIdle() // nothing to close: must not panic
 }
