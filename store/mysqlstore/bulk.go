@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // erSpecificAccessDenied is ER_SPECIFIC_ACCESS_DENIED_ERROR (1227): a
@@ -21,7 +22,7 @@ const rowOverhead = 64
 
 // bulkKind describes one kind of bulk insert.
 type bulkKind struct {
-	o    op
+	o    sqlstore.Op
 	full int                                      // statement id of the BulkInsertCount-row statement
 	sql  func(n int) string                       // the statement for n rows
 	size func(i int) int                          // payload bytes of row i
@@ -37,10 +38,10 @@ type bulkKind struct {
 // transaction. An empty slice does nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, opAddBulkLinks)
+		return ss.enter(ctx, sqlstore.OpAddBulkLinks)
 	}
 	k := bulkKind{
-		o: opAddBulkLinks, full: sBulkLinks, sql: ss.v.q.bulkLinksSQL,
+		o: sqlstore.OpAddBulkLinks, full: sBulkLinks, sql: ss.v.q.bulkLinksSQL,
 		size: func(i int) int { return len(links[i].Data) },
 		row: func(a []driver.Value, i int) []driver.Value {
 			l := &links[i]
@@ -61,10 +62,10 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 		}
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, opAddBulkCounts)
+		return ss.enter(ctx, sqlstore.OpAddBulkCounts)
 	}
 	k := bulkKind{
-		o: opAddBulkCounts, full: sBulkCounts, sql: ss.v.q.bulkCountsSQL,
+		o: sqlstore.OpAddBulkCounts, full: sBulkCounts, sql: ss.v.q.bulkCountsSQL,
 		size: func(int) int { return 0 },
 		row: func(a []driver.Value, i int) []driver.Value {
 			c := &counts[i]
@@ -87,10 +88,10 @@ func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
 		}
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, opAddBulkNodes)
+		return ss.enter(ctx, sqlstore.OpAddBulkNodes)
 	}
 	k := bulkKind{
-		o: opAddBulkNodes, full: sBulkNodes, sql: ss.v.q.bulkNodesSQL,
+		o: sqlstore.OpAddBulkNodes, full: sBulkNodes, sql: ss.v.q.bulkNodesSQL,
 		size: func(i int) int { return len(nodes[i].Data) },
 		row: func(a []driver.Value, i int) []driver.Value {
 			n := &nodes[i]
@@ -121,7 +122,7 @@ func chunks(o *Options, k *bulkKind, n int) []chunk {
 
 func (ss *Session) bulk(ctx context.Context, k *bulkKind, n int) error {
 	cs := chunks(&ss.v.c.opts, k, n)
-	return ss.run(ctx, k.o, true, func() error {
+	return ss.run(ctx, k.o, true, func(int) error {
 		c, err := ss.bulkConn(ctx, k.o)
 		if err != nil {
 			return err
@@ -134,12 +135,12 @@ func (ss *Session) bulk(ctx context.Context, k *bulkKind, n int) error {
 
 // bulkConn returns the read connection, with the binary log off when
 // Options.DisableBinlogLoad asks for it (FB's mysql_disable_binlog_load).
-func (ss *Session) bulkConn(ctx context.Context, o op) (*conn, error) {
+func (ss *Session) bulkConn(ctx context.Context, o sqlstore.Op) (*conn, error) {
 	c, err := ss.connRaw(ctx, connRead)
 	if err != nil || !ss.v.c.opts.DisableBinlogLoad || c.binlogOff {
 		return c, err
 	}
-	if err := ss.v.inject(o, "binlog"); err != nil {
+	if err := ss.v.c.eng.Inject(o, "binlog"); err != nil {
 		return nil, err
 	}
 	if _, err := c.execText(ctx, "SET SESSION sql_log_bin=0"); err != nil {
@@ -159,7 +160,7 @@ func (ss *Session) bulkConn(ctx context.Context, o op) (*conn, error) {
 func (ss *Session) bulkOnce(ctx context.Context, c *conn, k *bulkKind, cs []chunk) error {
 	tx := len(cs) > 1
 	if tx {
-		if err := ss.v.inject(k.o, "begin"); err != nil {
+		if err := ss.v.c.eng.Inject(k.o, "begin"); err != nil {
 			return err
 		}
 		if _, err := c.execText(ctx, "BEGIN"); err != nil {
@@ -179,7 +180,7 @@ func (ss *Session) bulkOnce(ctx context.Context, c *conn, k *bulkKind, cs []chun
 	if !tx {
 		return nil
 	}
-	if err := ss.v.inject(k.o, "commit"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "commit"); err != nil {
 		if _, rerr := c.execText(ctx, "ROLLBACK"); rerr != nil {
 			ss.drop(c.kind)
 		}
@@ -206,7 +207,7 @@ func (ss *Session) bulkExec(ctx context.Context, c *conn, k *bulkKind, ch chunk)
 	if adhoc {
 		defer st.Close()
 	}
-	if err := ss.v.inject(k.o, "insert"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "insert"); err != nil {
 		return err
 	}
 	a := c.args[:0]
@@ -216,32 +217,5 @@ func (ss *Session) bulkExec(ctx context.Context, c *conn, k *bulkKind, ch chunk)
 	c.args = a
 	_, _, err = c.exec(ctx, st, a)
 	clear(a) // drop the references to the caller's payloads
-	return err
-}
-
-// AddBulkLinks runs Session.AddBulkLinks on a session borrowed for the
-// call.
-func (s *Store) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
-	_, err := with(ctx, s, opAddBulkLinks, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkLinks(ctx, links, noInverse)
-	})
-	return err
-}
-
-// AddBulkCounts runs Session.AddBulkCounts on a session borrowed for the
-// call.
-func (s *Store) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	_, err := with(ctx, s, opAddBulkCounts, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkCounts(ctx, counts)
-	})
-	return err
-}
-
-// AddBulkNodes runs Session.AddBulkNodes on a session borrowed for the
-// call.
-func (s *Store) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	_, err := with(ctx, s, opAddBulkNodes, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkNodes(ctx, nodes)
-	})
 	return err
 }

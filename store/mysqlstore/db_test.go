@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkbench-go/linkbench/internal/testdb"
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Tests against a real server ($LINKBENCH_TEST_MYSQL_DSN), on InnoDB and
@@ -536,7 +537,7 @@ func TestInjectedDeadlocks(t *testing.T) {
 			o.RetryBackoff = time.Millisecond
 			o.RetryMaxBackoff = 4 * time.Millisecond
 			o.Logger = debugLogger(&logs)
-			o.Inject = func(string) error {
+			o.inject = func(string) error {
 				if calls.Add(1)%10 == 0 {
 					injected.Add(1)
 					return &mysql.MySQLError{Number: 1213, SQLState: [5]byte{'4', '0', '0', '0', '1'}, Message: "injected deadlock"}
@@ -689,7 +690,7 @@ func TestRetryExhausted(t *testing.T) {
 		o.RetryAttempts = 3
 		o.RetryBackoff = time.Millisecond
 		o.RetryMaxBackoff = time.Millisecond
-		o.Inject = func(string) error {
+		o.inject = func(string) error {
 			switch fail.Load() {
 			case 1:
 				return &mysql.MySQLError{Number: 1213, Message: "deadlock"}
@@ -855,13 +856,13 @@ func TestWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	connected := 0
-	for range cap(s.pool.ch) {
-		ss := <-s.pool.ch
-		if ss != nil && ss.rd != nil && ss.rd.valid() {
-			connected++
+	sqlstore.Idle(s.pool, func(idle []*Session) {
+		for _, ss := range idle {
+			if ss.rd != nil && ss.rd.valid() {
+				connected++
+			}
 		}
-		defer func() { s.pool.ch <- ss }()
-	}
+	})
 	if connected != 12 {
 		t.Fatalf("after Warm(20) with MaxConns 12: %d sessions connected", connected)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // ResetNodeStore deletes every node and makes startID the next id AddNode
@@ -17,17 +18,17 @@ func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 	if startID < 1 {
 		return fmt.Errorf("mysqlstore: ResetNodeStore: start id %d < 1 (AUTO_INCREMENT ids start at 1)", startID)
 	}
-	return ss.run(ctx, opResetNodeStore, true, func() error {
+	return ss.run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
 		c, err := ss.conn(ctx, connRead)
 		if err != nil {
 			return err
 		}
-		err = ss.v.inject(opResetNodeStore, "truncate")
+		err = ss.v.c.eng.Inject(sqlstore.OpResetNodeStore, "truncate")
 		if err == nil {
 			_, err = c.execText(ctx, "TRUNCATE TABLE "+ss.v.q.node)
 		}
 		if err == nil {
-			err = ss.v.inject(opResetNodeStore, "alter")
+			err = ss.v.c.eng.Inject(sqlstore.OpResetNodeStore, "alter")
 		}
 		if err == nil {
 			// DDL takes no parameters: the integer is formatted by strconv.
@@ -40,14 +41,14 @@ func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 
 // writeR runs statement id with args on the read (autocommit) connection
 // and returns its affected (for UPDATE: matched) rows and insert id.
-func (ss *Session) writeR(ctx context.Context, o op, label string, id int, args ...driver.Value) (n, lastID int64, err error) {
+func (ss *Session) writeR(ctx context.Context, o sqlstore.Op, label string, id int, args ...driver.Value) (n, lastID int64, err error) {
 	c, err := ss.conn(ctx, connRead)
 	if err != nil {
 		return 0, 0, err
 	}
 	st, err := c.stmt(ctx, ss, id)
 	if err == nil {
-		err = ss.v.inject(o, label)
+		err = ss.v.c.eng.Inject(o, label)
 	}
 	if err == nil {
 		n, lastID, err = c.exec(ctx, st, c.setArgs(args...))
@@ -63,8 +64,8 @@ func (ss *Session) writeR(ctx context.Context, o op, label string, id int, args 
 // *store.TransientError. n.Data must be shorter than 16 MiB (MEDIUMTEXT);
 // n.Type, n.Version and n.Time must be >= 0 (unsigned columns).
 func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err error) {
-	err = ss.run(ctx, opAddNode, false, func() (err error) {
-		_, id, err = ss.writeR(ctx, opAddNode, "insert", sInsNode, int64(n.Type), n.Version, int64(n.Time), nonNil(n.Data))
+	err = ss.run(ctx, sqlstore.OpAddNode, false, func(int) (err error) {
+		_, id, err = ss.writeR(ctx, sqlstore.OpAddNode, "insert", sInsNode, int64(n.Type), n.Version, int64(n.Time), nonNil(n.Data))
 		return err
 	})
 	if err != nil {
@@ -76,9 +77,9 @@ func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err err
 // GetNode returns the node with that id (S-get-node); found is false when
 // it is absent or its type is not nodeType.
 func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	err = ss.run(ctx, opGetNode, true, func() error {
+	err = ss.run(ctx, sqlstore.OpGetNode, true, func(int) error {
 		found = false
-		return ss.read(ctx, opGetNode, "get", sGetNode, func(d []driver.Value) error {
+		return ss.read(ctx, sqlstore.OpGetNode, "get", sGetNode, func(d []driver.Value) error {
 			if found {
 				return nil
 			}
@@ -123,8 +124,8 @@ func scanNode(d []driver.Value, n *store.Node) error {
 // node. The read connection reports matched rows, so an update that
 // changes nothing still finds the node.
 func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.run(ctx, opUpdateNode, true, func() error {
-		k, _, err := ss.writeR(ctx, opUpdateNode, "update", sUpdNode, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
+	err = ss.run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
+		k, _, err := ss.writeR(ctx, sqlstore.OpUpdateNode, "update", sUpdNode, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
 		if err == nil && k > 1 {
 			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
 		}
@@ -137,8 +138,8 @@ func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, er
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
 func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.run(ctx, opDeleteNode, true, func() error {
-		k, _, err := ss.writeR(ctx, opDeleteNode, "delete", sDelNode, id, int64(nodeType))
+	err = ss.run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
+		k, _, err := ss.writeR(ctx, sqlstore.OpDeleteNode, "delete", sDelNode, id, int64(nodeType))
 		if err == nil && k > 1 {
 			err = fmt.Errorf("delete of node %d affected %d rows", id, k)
 		}
@@ -146,38 +147,4 @@ func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (fo
 		return err
 	})
 	return found && err == nil, err
-}
-
-// ResetNodeStore runs Session.ResetNodeStore on a session borrowed for the
-// call.
-func (s *Store) ResetNodeStore(ctx context.Context, startID int64) error {
-	_, err := with(ctx, s, opResetNodeStore, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.ResetNodeStore(ctx, startID)
-	})
-	return err
-}
-
-// AddNode runs Session.AddNode on a session borrowed for the call.
-func (s *Store) AddNode(ctx context.Context, n store.Node) (int64, error) {
-	return with(ctx, s, opAddNode, func(ss *Session) (int64, error) { return ss.AddNode(ctx, n) })
-}
-
-// GetNode runs Session.GetNode on a session borrowed for the call.
-func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (store.Node, bool, error) {
-	var found bool
-	n, err := with(ctx, s, opGetNode, func(ss *Session) (n store.Node, err error) {
-		n, found, err = ss.GetNode(ctx, nodeType, id)
-		return n, err
-	})
-	return n, found, err
-}
-
-// UpdateNode runs Session.UpdateNode on a session borrowed for the call.
-func (s *Store) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
-	return with(ctx, s, opUpdateNode, func(ss *Session) (bool, error) { return ss.UpdateNode(ctx, n) })
-}
-
-// DeleteNode runs Session.DeleteNode on a session borrowed for the call.
-func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	return with(ctx, s, opDeleteNode, func(ss *Session) (bool, error) { return ss.DeleteNode(ctx, nodeType, id) })
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Tests that need no server.
@@ -44,8 +46,8 @@ func TestRedactDSN(t *testing.T) {
 
 func TestRedactorError(t *testing.T) {
 	base := &mysql.MySQLError{Number: 1045, Message: "denied for pw hunter2!"}
-	r := redactor{pw: "hunter2"}
-	err := r.err(fmt.Errorf("wrap: %w", base))
+	r := sqlstore.Redactor{PW: "hunter2"}
+	err := r.Err(fmt.Errorf("wrap: %w", base))
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("password in %q", err)
 	}
@@ -54,7 +56,7 @@ func TestRedactorError(t *testing.T) {
 		t.Fatalf("errors.As lost the MySQL error: %v", err)
 	}
 	plain := errors.New("no secret here")
-	if r.err(plain) != plain {
+	if r.Err(plain) != plain {
 		t.Fatal("an error without the password was rewrapped")
 	}
 }
@@ -192,33 +194,5 @@ func TestCreateTablesDDL(t *testing.T) {
 	}
 	if got := cfComment(RocksDB, 2, "cf_x"); got != " COMMENT 'p0_cfname=cf_x;p1_cfname=cf_x'" {
 		t.Errorf("partitioned comment %q", got)
-	}
-}
-
-func TestOpString(t *testing.T) {
-	seen := map[string]bool{}
-	for o := range numOps {
-		s := o.String()
-		if strings.HasPrefix(s, "op(") || seen[s] {
-			t.Errorf("op %d has name %q", o, s)
-		}
-		seen[s] = true
-	}
-}
-
-func TestInjectEvery(t *testing.T) {
-	inj := InjectEvery(3, "AddLink:", 1213)
-	var failed []string
-	for i, l := range []string{"AddLink:insert", "GetNode:get", "AddLink:count", "AddLink:commit", "GetNode:get", "AddLink:insert", "AddLink:count", "AddLink:commit"} {
-		if err := inj(l); err != nil {
-			var me *mysql.MySQLError
-			if !errors.As(err, &me) || me.Number != 1213 {
-				t.Fatalf("%s: %v", l, err)
-			}
-			failed = append(failed, fmt.Sprint(i, " ", l))
-		}
-	}
-	if fmt.Sprint(failed) != "[3 AddLink:commit 7 AddLink:commit]" {
-		t.Errorf("failed %v", failed)
 	}
 }
