@@ -622,11 +622,11 @@ func (s *Store) check(ctx context.Context, op string) error { return s.c.eng.Che
 
 // Interface checks.
 var (
-	_ store.Store          = (*Store)(nil)
-	_ store.BulkLinkLoader = (*Store)(nil)
-	_ store.BulkNodeLoader = (*Store)(nil)
-	_ store.Databases      = (*Store)(nil)
-	_ store.Checker        = (*Store)(nil)
+	_ store.Store             = (*Store)(nil)
+	_ store.BulkLinkLoader    = (*Store)(nil)
+	_ store.BulkNodeLoader    = (*Store)(nil)
+	_ store.Databases         = (*Store)(nil)
+	_ store.Checker           = (*Store)(nil)
 	_ store.Sessions          = (*Store)(nil)
 	_ store.SchemaCreator     = (*Store)(nil)
 	_ store.Contents          = (*Store)(nil)
@@ -634,7 +634,7 @@ var (
 	_ store.ServerDescriber   = (*Store)(nil)
 	_ store.ConnectionLimiter = (*Store)(nil)
 	_ store.IdleCloser        = (*Store)(nil)
-	_ store.Session        = (*Session)(nil)
-	_ store.BulkLinkLoader = (*Session)(nil)
-	_ store.BulkNodeLoader = (*Session)(nil)
+	_ store.Session           = (*Session)(nil)
+	_ store.BulkLinkLoader    = (*Session)(nil)
+	_ store.BulkNodeLoader    = (*Session)(nil)
 )

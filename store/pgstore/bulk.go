@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // copySignature starts a COPY binary stream: the signature, the flags
@@ -67,7 +68,7 @@ func (e *copyEncoder) finish() ([]byte, error) {
 
 // bulkKind describes one kind of bulk load.
 type bulkKind struct {
-	o      op
+	o      sqlstore.Op
 	target bulkTarget
 	rows   int
 	encode func(e *copyEncoder, i int) // appends row i
@@ -85,9 +86,9 @@ type bulkKind struct {
 // nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, opAddBulkLinks)
+		return ss.enter(ctx, sqlstore.OpAddBulkLinks)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkLinks, target: targetLinks, rows: len(links),
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkLinks, target: targetLinks, rows: len(links),
 		encode: func(e *copyEncoder, i int) {
 			l := &links[i]
 			e.row().int(l.ID1).int(l.ID2).int(l.LinkType).int(int64(l.Visibility)).bytes(l.Data).int(int64(l.Version)).int(l.Time)
@@ -105,9 +106,9 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 		}
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, opAddBulkCounts)
+		return ss.enter(ctx, sqlstore.OpAddBulkCounts)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkCounts, target: targetCounts, rows: len(counts),
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkCounts, target: targetCounts, rows: len(counts),
 		encode: func(e *copyEncoder, i int) {
 			c := &counts[i]
 			e.row().int(c.ID1).int(c.LinkType).int(c.Count).int(c.Time).int(c.Version)
@@ -129,9 +130,9 @@ func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
 		maxID = max(maxID, nodes[i].ID)
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, opAddBulkNodes)
+		return ss.enter(ctx, sqlstore.OpAddBulkNodes)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkNodes, target: targetNodes, rows: len(nodes), maxID: maxID,
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkNodes, target: targetNodes, rows: len(nodes), maxID: maxID,
 		encode: func(e *copyEncoder, i int) {
 			n := &nodes[i]
 			e.row().int(n.ID).int(int64(n.Type)).int(n.Version).int(int64(n.Time)).bytes(n.Data)
@@ -177,14 +178,14 @@ func (ss *Session) bulk(ctx context.Context, k *bulkKind) error {
 				return err
 			}
 		}
-		ss.v.c.ctr.bulkUpserts.Add(1)
+		ss.v.c.eng.Events.BulkUpserts.Add(1)
 		return ss.upsert(ctx, c, k, cols, data)
 	})
 }
 
 // copyFrom runs one COPY of data into table and checks the rows copied.
 func (ss *Session) copyFrom(ctx context.Context, c *conn, k *bulkKind, table, cols string, data []byte) error {
-	if err := ss.v.inject(k.o, "copy"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "copy"); err != nil {
 		return err
 	}
 	tag, err := c.pg.CopyFrom(c.pctx(ctx), bytes.NewReader(data), copySQL(table, cols))
@@ -235,7 +236,7 @@ func (ss *Session) upsert(ctx context.Context, c *conn, k *bulkKind, cols string
 		err = ss.copyFrom(ctx, c, k, tempTable(k.target), cols, data)
 	}
 	if err == nil {
-		err = ss.v.inject(k.o, "upsert")
+		err = ss.v.c.eng.Inject(k.o, "upsert")
 	}
 	if err == nil {
 		err = c.exec(ctx, move)
@@ -260,32 +261,5 @@ func (ss *Session) advanceSequence(ctx context.Context, c *conn, maxID int64) er
 	sql := "SELECT setval($2::regclass, $1::bigint, true) FROM " + seq +
 		" WHERE $1::bigint >= CASE WHEN is_called THEN last_value + 1 ELSE last_value END"
 	_, err = c.pg.ExecParams(c.pctx(ctx), sql, [][]byte{strconv.AppendInt(nil, maxID, 10), []byte(seq)}, nil, nil, nil).Close()
-	return err
-}
-
-// AddBulkLinks runs Session.AddBulkLinks on a session borrowed for the
-// call.
-func (s *Store) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
-	_, err := with(ctx, s, opAddBulkLinks, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkLinks(ctx, links, noInverse)
-	})
-	return err
-}
-
-// AddBulkCounts runs Session.AddBulkCounts on a session borrowed for the
-// call.
-func (s *Store) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	_, err := with(ctx, s, opAddBulkCounts, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkCounts(ctx, counts)
-	})
-	return err
-}
-
-// AddBulkNodes runs Session.AddBulkNodes on a session borrowed for the
-// call.
-func (s *Store) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	_, err := with(ctx, s, opAddBulkNodes, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkNodes(ctx, nodes)
-	})
 	return err
 }

@@ -285,7 +285,7 @@ func TestInjectedFailures(t *testing.T) {
 		o.RetryBackoff = time.Millisecond
 		o.RetryMaxBackoff = 2 * time.Millisecond
 		o.Logger = debugLogger(&logs)
-		o.Inject = func(string) error {
+		o.inject = func(string) error {
 			if n := calls.Add(1); n%7 == 0 {
 				injected.Add(1)
 				code := stateSerialization
@@ -450,7 +450,7 @@ func TestRetryExhausted(t *testing.T) {
 		o.RetryAttempts = 3
 		o.RetryBackoff = time.Millisecond
 		o.RetryMaxBackoff = time.Millisecond
-		o.Inject = func(string) error {
+		o.inject = func(string) error {
 			switch fail.Load() {
 			case 1:
 				return &pgconn.PgError{Severity: "ERROR", Code: stateSerialization, Message: "serialization"}

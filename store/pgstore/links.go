@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // maxPathSwitches bounds how often one attempt of AddLink or UpdateLink
@@ -13,36 +14,11 @@ import (
 // concurrent writer inserted or expunged the link in between).
 const maxPathSwitches = 32
 
-// run runs the attempts of one call named o: f until it succeeds, or fails
-// with an error the retry policy does not retry (see retrier.fail).
-// idempotent says whether an attempt may be repeated after it possibly
-// reached the server. f gets the number of attempts that failed before
-// it.
-func (ss *Session) run(ctx context.Context, o op, idempotent bool, f func(attempt int) error) error {
-	if err := ss.enter(ctx, o); err != nil {
-		return err
-	}
-	r := retrier{s: ss.v, o: o}
-	for {
-		err := f(r.attempt)
-		if err == nil {
-			r.done()
-			return nil
-		}
-		if err = r.fail(ctx, err, idempotent); err != nil {
-			return err
-		}
-		if ss.closed {
-			return fmt.Errorf("pgstore: %s: %w", o, store.ErrClosed)
-		}
-	}
-}
-
 // send runs batch b on c after the injection point o:step; on an error
 // the transaction is rolled back (or the connection dropped) unless keep
 // says the caller handles it.
-func (ss *Session) send(ctx context.Context, c *conn, o op, step string, b *batch, row func(int, [][]byte) error) error {
-	err := ss.v.inject(o, step)
+func (ss *Session) send(ctx context.Context, c *conn, o sqlstore.Op, step string, b *batch, row func(int, [][]byte) error) error {
+	err := ss.v.c.eng.Inject(o, step)
 	if err == nil {
 		_, err = c.run(ctx, b, row)
 	}
@@ -74,7 +50,7 @@ func begin(c *conn, b *batch) error {
 // is ignored. The integer fields must fit the columns (visibility a
 // SMALLINT, version an INT).
 func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opAddLink, &l, true)
+	return ss.writeLink(ctx, sqlstore.OpAddLink, &l, true)
 }
 
 // UpdateLink has AddLink's end state, starting with the locked update and
@@ -83,10 +59,10 @@ func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (s
 // otherwise. After a retry that follows a lost commit the result may
 // describe the second attempt, never a wrong state.
 func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opUpdateLink, &l, false)
+	return ss.writeLink(ctx, sqlstore.OpUpdateLink, &l, false)
 }
 
-func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
+func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
 	err = ss.run(ctx, o, true, func(int) error {
 		var err error
 		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
@@ -96,7 +72,7 @@ func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFir
 }
 
 // writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
-func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
+func (ss *Session) writeLinkOnce(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
 	c, err := ss.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -108,7 +84,7 @@ func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, inser
 			if err != nil || !dup {
 				return store.LinkInsert, err
 			}
-			ss.v.c.ctr.addToUpd.Add(1)
+			ss.v.c.eng.Events.AddToUpd.Add(1)
 			insert = false
 			continue
 		}
@@ -116,7 +92,7 @@ func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, inser
 		if err != nil || !missing {
 			return res, err
 		}
-		ss.v.c.ctr.updToAdd.Add(1)
+		ss.v.c.eng.Events.UpdToAdd.Add(1)
 		insert = true
 	}
 	ss.after(c, errConnLost) // end the transaction left open
@@ -132,7 +108,7 @@ func visible(v int64) bool { return v == int64(store.VisibilityDefault) }
 // addLink). dup reports a duplicate key: the transaction failed, nothing
 // was done, and the connection is left in the failed transaction block
 // for the update path's batch to roll back.
-func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link) (dup bool, err error) {
+func (ss *Session) insertLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (dup bool, err error) {
 	var b batch
 	if err := begin(c, &b); err != nil {
 		ss.after(c, err)
@@ -174,7 +150,7 @@ func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link)
 // with S-lock (SELECT ... FOR UPDATE): one round trip of [ROLLBACK?,
 // BEGIN, S-lock]. found is false when there is no row; the transaction is
 // left open either way. On an error it is rolled back.
-func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
+func (ss *Session) lockLink(ctx context.Context, c *conn, o sqlstore.Op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
 	var b batch
 	if err := begin(c, &b); err != nil {
 		ss.after(c, err)
@@ -236,7 +212,7 @@ func checkDecrement(c *conn, ci int, id1, linkType int64) error {
 // count change?, COMMIT]. missing reports that there was no such link:
 // the transaction is left open (and empty) for the insert path's batch to
 // roll back.
-func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link) (res store.WriteResult, missing bool, err error) {
+func (ss *Session) updateLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (res store.WriteResult, missing bool, err error) {
 	vis, found, err := ss.lockLink(ctx, c, o, l.ID1, l.LinkType, l.ID2)
 	if err != nil {
 		return 0, false, err
@@ -282,7 +258,7 @@ func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link)
 // reports whether the link existed. After a retry that follows a lost
 // commit, found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.run(ctx, opDeleteLink, true, func(int) error {
+	err = ss.run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
 		var err error
 		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
 		return err
@@ -291,7 +267,7 @@ func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noI
 }
 
 func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
-	const o = opDeleteLink
+	const o = sqlstore.OpDeleteLink
 	c, err := ss.prepared(ctx)
 	if err != nil {
 		return false, err
@@ -338,7 +314,7 @@ func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64,
 // read runs statement id, with the parameters set by args, on the
 // session's connection outside any transaction block, and calls row for
 // each row (with the row's values, valid until the next row).
-func (ss *Session) read(ctx context.Context, o op, id int, args func(*encoder), row func([][]byte) error) error {
+func (ss *Session) read(ctx context.Context, o sqlstore.Op, id int, args func(*encoder), row func([][]byte) error) error {
 	c, err := ss.prepared(ctx)
 	if err != nil {
 		return err
@@ -349,7 +325,7 @@ func (ss *Session) read(ctx context.Context, o op, id int, args func(*encoder), 
 			return err
 		}
 	}
-	if err := ss.v.inject(o, "select"); err != nil {
+	if err := ss.v.c.eng.Inject(o, "select"); err != nil {
 		return err
 	}
 	args(c.args(id))
@@ -403,9 +379,9 @@ func appendLink(dst []store.Link, vals [][]byte) ([]store.Link, error) {
 // GetLink returns the link (hidden or visible) with S-get; found is false
 // when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.run(ctx, opGetLink, true, func(int) error {
+	err = ss.run(ctx, sqlstore.OpGetLink, true, func(int) error {
 		found = false
-		return ss.read(ctx, opGetLink, sGetLink, func(e *encoder) { e.int(id1).int(linkType).int(id2) },
+		return ss.read(ctx, sqlstore.OpGetLink, sGetLink, func(e *encoder) { e.int(id1).int(linkType).int(id2) },
 			func(vals [][]byte) error {
 				if found {
 					return nil
@@ -425,12 +401,12 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 // int8 array parameter).
 func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
-		return dst, ss.enter(ctx, opMultigetLinks)
+		return dst, ss.enter(ctx, sqlstore.OpMultigetLinks)
 	}
 	base := len(dst)
-	err := ss.run(ctx, opMultigetLinks, true, func(int) error {
+	err := ss.run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, opMultigetLinks, sMultiget, func(e *encoder) { e.int(id1).int(linkType).int8Array(id2s) },
+		return ss.read(ctx, sqlstore.OpMultigetLinks, sMultiget, func(e *encoder) { e.int(id1).int(linkType).int8Array(id2s) },
 			func(vals [][]byte) (err error) {
 				dst, err = appendLink(dst, vals)
 				return err
@@ -450,12 +426,12 @@ func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s 
 // of reference §11.2-20); a negative Offset counts as 0.
 func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
-		return dst, ss.enter(ctx, opGetLinkList)
+		return dst, ss.enter(ctx, sqlstore.OpGetLinkList)
 	}
 	base := len(dst)
-	err := ss.run(ctx, opGetLinkList, true, func(int) error {
+	err := ss.run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, opGetLinkList, sRange, func(e *encoder) {
+		return ss.read(ctx, sqlstore.OpGetLinkList, sRange, func(e *encoder) {
 			e.int(r.ID1).int(r.LinkType).int(r.MinTime).int(r.MaxTime).int(int64(r.Limit)).int(int64(max(r.Offset, 0)))
 		}, func(vals [][]byte) (err error) {
 			dst, err = appendLink(dst, vals)
@@ -471,9 +447,9 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 // CountLinks returns the count row of (id1, linkType) with S-count, 0 when
 // there is none.
 func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.run(ctx, opCountLinks, true, func(int) error {
+	err = ss.run(ctx, sqlstore.OpCountLinks, true, func(int) error {
 		n = 0
-		return ss.read(ctx, opCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
+		return ss.read(ctx, sqlstore.OpCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
 			func(vals [][]byte) (err error) {
 				n, err = getInt(vals[0])
 				return err
@@ -483,57 +459,4 @@ func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64
 		return 0, err
 	}
 	return n, nil
-}
-
-// AddLink runs Session.AddLink on a session borrowed for the call.
-func (s *Store) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opAddLink, func(ss *Session) (store.WriteResult, error) { return ss.AddLink(ctx, l, noInverse) })
-}
-
-// UpdateLink runs Session.UpdateLink on a session borrowed for the call.
-func (s *Store) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opUpdateLink, func(ss *Session) (store.WriteResult, error) { return ss.UpdateLink(ctx, l, noInverse) })
-}
-
-// DeleteLink runs Session.DeleteLink on a session borrowed for the call.
-func (s *Store) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
-	return with(ctx, s, opDeleteLink, func(ss *Session) (bool, error) {
-		return ss.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
-	})
-}
-
-// GetLink runs Session.GetLink on a session borrowed for the call.
-func (s *Store) GetLink(ctx context.Context, id1, linkType, id2 int64) (store.Link, bool, error) {
-	var found bool
-	l, err := with(ctx, s, opGetLink, func(ss *Session) (l store.Link, err error) {
-		l, found, err = ss.GetLink(ctx, id1, linkType, id2)
-		return l, err
-	})
-	return l, found, err
-}
-
-// MultigetLinks runs Session.MultigetLinks on a session borrowed for the
-// call.
-func (s *Store) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opMultigetLinks)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.MultigetLinks(ctx, id1, linkType, id2s, dst)
-}
-
-// GetLinkList runs Session.GetLinkList on a session borrowed for the call.
-func (s *Store) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opGetLinkList)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.GetLinkList(ctx, r, dst)
-}
-
-// CountLinks runs Session.CountLinks on a session borrowed for the call.
-func (s *Store) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	return with(ctx, s, opCountLinks, func(ss *Session) (int64, error) { return ss.CountLinks(ctx, id1, linkType) })
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 func TestRedactDSN(t *testing.T) {
@@ -35,9 +37,9 @@ func TestRedactDSN(t *testing.T) {
 }
 
 func TestRedactorError(t *testing.T) {
-	r := redactor{pw: "p@ss word"}
+	r := sqlstore.Redactor{PW: "p@ss word"}
 	base := fmt.Errorf("dial postgres://u:%s@h and %s", url.QueryEscape("p@ss word"), "p@ss word")
-	err := r.err(base)
+	err := r.Err(base)
 	if strings.Contains(err.Error(), "p@ss") || strings.Contains(err.Error(), "p%40ss") {
 		t.Fatalf("password left in %q", err)
 	}
