@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -38,7 +37,7 @@ type bulkKind struct {
 // transaction. An empty slice does nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkLinks)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkLinks)
 	}
 	k := bulkKind{
 		o: sqlstore.OpAddBulkLinks, full: sBulkLinks, sql: ss.v.q.bulkLinksSQL,
@@ -55,14 +54,11 @@ func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInver
 // existing rows (FB's REPLACE; reference §11.2-27), with multi-row
 // statements as AddBulkLinks. An empty slice does nothing.
 func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	for i := range counts {
-		if counts[i].Count < 0 {
-			return fmt.Errorf("mysqlstore: AddBulkCounts: negative count %d for (%d, %d)",
-				counts[i].Count, counts[i].ID1, counts[i].LinkType)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(counts, nil); err != nil {
+		return err
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkCounts)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkCounts)
 	}
 	k := bulkKind{
 		o: sqlstore.OpAddBulkCounts, full: sBulkCounts, sql: ss.v.q.bulkCountsSQL,
@@ -82,13 +78,11 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 // later AddNode returns a fresh id. Ids must be >= 1 (an id of 0 would ask
 // AUTO_INCREMENT for one). An empty slice does nothing.
 func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	for i := range nodes {
-		if nodes[i].ID < 1 {
-			return fmt.Errorf("mysqlstore: AddBulkNodes: node id %d < 1", nodes[i].ID)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(nil, nodes); err != nil {
+		return err
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkNodes)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkNodes)
 	}
 	k := bulkKind{
 		o: sqlstore.OpAddBulkNodes, full: sBulkNodes, sql: ss.v.q.bulkNodesSQL,
@@ -122,7 +116,7 @@ func chunks(o *Options, k *bulkKind, n int) []chunk {
 
 func (ss *Session) bulk(ctx context.Context, k *bulkKind, n int) error {
 	cs := chunks(&ss.v.c.opts, k, n)
-	return ss.run(ctx, k.o, true, func(int) error {
+	return ss.calls.Run(ctx, k.o, true, func(int) error {
 		c, err := ss.bulkConn(ctx, k.o)
 		if err != nil {
 			return err

@@ -11,11 +11,6 @@ import (
 	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
-// maxPathSwitches bounds how often one attempt of AddLink or UpdateLink
-// may switch between its insert and update paths (each switch means a
-// concurrent writer inserted or expunged the link in between).
-const maxPathSwitches = 32
-
 // maxInList is the largest number of id2s in one MultigetLinks statement;
 // longer lists are queried in chunks.
 const maxInList = 4096
@@ -45,7 +40,7 @@ func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool)
 }
 
 func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
-	err = ss.run(ctx, o, true, func(int) error {
+	err = ss.calls.Run(ctx, o, true, func(int) error {
 		var err error
 		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
 		return err
@@ -53,32 +48,16 @@ func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, 
 	return res, err
 }
 
-// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
+// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink, on
+// the write connection.
 func (ss *Session) writeLinkOnce(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
 	c, err := ss.conn(ctx, connWrite)
 	if err != nil {
 		return 0, err
 	}
-	insert := insertFirst
-	for range maxPathSwitches {
-		if insert {
-			dup, err := ss.insertLink(ctx, c, o, l)
-			if err != nil || !dup {
-				return store.LinkInsert, err
-			}
-			ss.v.c.eng.Events.AddToUpd.Add(1)
-			insert = false
-			continue
-		}
-		res, missing, err := ss.updateLink(ctx, c, o, l)
-		if err != nil || !missing {
-			return res, err
-		}
-		ss.v.c.eng.Events.UpdToAdd.Add(1)
-		insert = true
-	}
-	return 0, fmt.Errorf("link (%d, %d, %d) kept appearing and disappearing under concurrent writers (%d tries)",
-		l.ID1, l.LinkType, l.ID2, maxPathSwitches)
+	return ss.calls.WriteLink(l, insertFirst,
+		func() (bool, error) { return ss.insertLink(ctx, c, o, l) },
+		func() (store.WriteResult, bool, error) { return ss.updateLink(ctx, c, o, l) }, nil)
 }
 
 // visible reports whether a stored visibility counts.
@@ -229,7 +208,7 @@ func (ss *Session) countInc(ctx context.Context, c *conn, o sqlstore.Op, id1, li
 // whether the link existed. After a retry that follows a lost commit,
 // found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
 		var err error
 		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
 		return err
@@ -328,7 +307,7 @@ func scanOne(c *conn, rows driver.Rows, ncol int, row func([]driver.Value) error
 // GetLink returns the link (hidden or visible) with S-get on the read
 // connection; found is false when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpGetLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) error {
 		found = false
 		return ss.read(ctx, sqlstore.OpGetLink, "get", sGetLink, func(d []driver.Value) error {
 			if found {
@@ -393,7 +372,7 @@ func appendLink(dst []store.Link, d []driver.Value) ([]store.Link, error) {
 // distinct id2s.
 func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
-		if err := ss.enter(ctx, sqlstore.OpMultigetLinks); err != nil {
+		if err := ss.calls.Enter(ctx, sqlstore.OpMultigetLinks); err != nil {
 			return dst, err
 		}
 		return dst, nil
@@ -405,7 +384,7 @@ func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s 
 	for start := 0; start < len(id2s); start += maxInList {
 		part := id2s[start:min(start+maxInList, len(id2s))]
 		chunkBase := len(dst)
-		err := ss.run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
+		err := ss.calls.Run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
 			var err error
 			dst, err = ss.multigetOnce(ctx, id1, linkType, part, dst[:chunkBase])
 			return err
@@ -461,13 +440,13 @@ func (ss *Session) multigetOnce(ctx context.Context, id1, linkType int64, id2s [
 // Offset counts as 0.
 func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
-		if err := ss.enter(ctx, sqlstore.OpGetLinkList); err != nil {
+		if err := ss.calls.Enter(ctx, sqlstore.OpGetLinkList); err != nil {
 			return dst, err
 		}
 		return dst, nil
 	}
 	base := len(dst)
-	err := ss.run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
+	err := ss.calls.Run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
 		return ss.read(ctx, sqlstore.OpGetLinkList, "select", sRange, func(d []driver.Value) (err error) {
 			dst, err = appendLink(dst, d)
@@ -483,7 +462,7 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 // CountLinks returns the count row of (id1, linkType) with S-count on the
 // read connection, 0 when there is none.
 func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.run(ctx, sqlstore.OpCountLinks, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
 		n = 0
 		return ss.read(ctx, sqlstore.OpCountLinks, "select", sCount, func(d []driver.Value) (err error) {
 			n, err = asInt64(d[0])

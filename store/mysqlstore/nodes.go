@@ -18,7 +18,7 @@ func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 	if startID < 1 {
 		return fmt.Errorf("mysqlstore: ResetNodeStore: start id %d < 1 (AUTO_INCREMENT ids start at 1)", startID)
 	}
-	return ss.run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
+	return ss.calls.Run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
 		c, err := ss.conn(ctx, connRead)
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func (ss *Session) writeR(ctx context.Context, o sqlstore.Op, label string, id i
 // *store.TransientError. n.Data must be shorter than 16 MiB (MEDIUMTEXT);
 // n.Type, n.Version and n.Time must be >= 0 (unsigned columns).
 func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err error) {
-	err = ss.run(ctx, sqlstore.OpAddNode, false, func(int) (err error) {
+	err = ss.calls.Run(ctx, sqlstore.OpAddNode, false, func(int) (err error) {
 		_, id, err = ss.writeR(ctx, sqlstore.OpAddNode, "insert", sInsNode, int64(n.Type), n.Version, int64(n.Time), nonNil(n.Data))
 		return err
 	})
@@ -77,7 +77,7 @@ func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err err
 // GetNode returns the node with that id (S-get-node); found is false when
 // it is absent or its type is not nodeType.
 func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpGetNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetNode, true, func(int) error {
 		found = false
 		return ss.read(ctx, sqlstore.OpGetNode, "get", sGetNode, func(d []driver.Value) error {
 			if found {
@@ -124,7 +124,7 @@ func scanNode(d []driver.Value, n *store.Node) error {
 // node. The read connection reports matched rows, so an update that
 // changes nothing still finds the node.
 func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
 		k, _, err := ss.writeR(ctx, sqlstore.OpUpdateNode, "update", sUpdNode, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
 		if err == nil && k > 1 {
 			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
@@ -138,7 +138,7 @@ func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, er
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
 func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
 		k, _, err := ss.writeR(ctx, sqlstore.OpDeleteNode, "delete", sDelNode, id, int64(nodeType))
 		if err == nil && k > 1 {
 			err = fmt.Errorf("delete of node %d affected %d rows", id, k)

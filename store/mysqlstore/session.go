@@ -27,11 +27,11 @@ import (
 type Session struct {
 	v      *Store
 	rd, wr *conn // replaced under the watch's lock (its interruption reads them)
-	closed bool
 	lit    []byte // the text of a literal multiget
 
-	// w interrupts both connections when the context of the calls ends.
-	w sqlstore.Watch
+	// calls runs the calls: checks, retries, and the context watch that
+	// interrupts both connections when the calls' context ends.
+	calls sqlstore.Calls
 }
 
 // Session opens a session of the database this Store serves and connects
@@ -42,7 +42,7 @@ func (s *Store) Session(ctx context.Context) (store.Session, error) {
 	if err := s.check(ctx, "Session"); err != nil {
 		return nil, err
 	}
-	ss := &Session{v: s}
+	ss := s.newSession()
 	for _, k := range []connKind{connRead, connWrite} {
 		if _, err := ss.conn(ctx, k); err != nil {
 			ss.Close()
@@ -52,22 +52,27 @@ func (s *Store) Session(ctx context.Context) (store.Session, error) {
 	return ss, nil
 }
 
+// newSession returns a session of s, not connected yet.
+func (s *Store) newSession() *Session {
+	ss := &Session{v: s}
+	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
+	return ss
+}
+
 // Name returns the database the session serves.
 func (ss *Session) Name() string { return ss.v.name }
 
 // Close closes the session's connections. It may be called more than
 // once.
 func (ss *Session) Close() error {
-	if ss.closed {
-		return nil
-	}
-	ss.closed = true
 	var rd, wr *conn
 	var fired bool
-	ss.w.Stop(func(f bool) {
+	if !ss.calls.Close(func(f bool) {
 		rd, wr, fired = ss.rd, ss.wr, f
 		ss.rd, ss.wr = nil, nil
-	})
+	}) {
+		return nil
+	}
 	for _, c := range []*conn{rd, wr} {
 		if c != nil {
 			if !c.valid() {
@@ -82,29 +87,6 @@ func (ss *Session) Close() error {
 		}
 	}
 	return nil
-}
-
-// enter starts a call named o: it fails on a closed session or store or a
-// done context, and makes the context watch follow ctx (once per phase: a
-// worker passes the same context to every call).
-func (ss *Session) enter(ctx context.Context, o sqlstore.Op) error {
-	if err := ss.v.c.eng.Enter(ctx, o, ss.closed); err != nil {
-		return err
-	}
-	if !ss.w.Current(ctx) {
-		ss.w.Follow(ctx, ss.rearm, ss.interrupt)
-	}
-	return nil
-}
-
-// run runs the attempts of one call named o (see sqlstore.Engine.Retry):
-// idempotent says whether an attempt may be repeated after it possibly
-// reached the server.
-func (ss *Session) run(ctx context.Context, o sqlstore.Op, idempotent bool, f func(attempt int) error) error {
-	if err := ss.enter(ctx, o); err != nil {
-		return err
-	}
-	return ss.v.c.eng.Retry(ctx, o, ss.v.name, idempotent, f)
 }
 
 // rearm makes connections that the previous context interrupted while
@@ -159,7 +141,7 @@ func (ss *Session) connRaw(ctx context.Context, k connKind) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss.w.Locked(func(fired bool) {
+	ss.calls.Watch().Locked(func(fired bool) {
 		*p = c
 		if fired {
 			c.interrupt()
@@ -172,7 +154,7 @@ func (ss *Session) connRaw(ctx context.Context, k connKind) (*conn, error) {
 // it unusable; the next call opens a new one.
 func (ss *Session) drop(k connKind) {
 	var c *conn
-	ss.w.Locked(func(bool) {
+	ss.calls.Watch().Locked(func(bool) {
 		p := &ss.rd
 		if k == connWrite {
 			p = &ss.wr

@@ -86,7 +86,7 @@ type bulkKind struct {
 // nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkLinks)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkLinks)
 	}
 	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkLinks, target: targetLinks, rows: len(links),
 		encode: func(e *copyEncoder, i int) {
@@ -99,14 +99,11 @@ func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInver
 // COPY, overwriting existing rows through the upsert path as AddBulkLinks
 // does. An empty slice does nothing.
 func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	for i := range counts {
-		if counts[i].Count < 0 {
-			return fmt.Errorf("pgstore: AddBulkCounts: negative count %d for (%d, %d)",
-				counts[i].Count, counts[i].ID1, counts[i].LinkType)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(counts, nil); err != nil {
+		return err
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkCounts)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkCounts)
 	}
 	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkCounts, target: targetCounts, rows: len(counts),
 		encode: func(e *copyEncoder, i int) {
@@ -122,15 +119,12 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 // later AddNode returns a fresh id. Ids must be >= 1. An empty slice does
 // nothing.
 func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	var maxID int64
-	for i := range nodes {
-		if nodes[i].ID < 1 {
-			return fmt.Errorf("pgstore: AddBulkNodes: node id %d < 1", nodes[i].ID)
-		}
-		maxID = max(maxID, nodes[i].ID)
+	maxID, err := ss.v.c.eng.CheckBulk(nil, nodes)
+	if err != nil {
+		return err
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, sqlstore.OpAddBulkNodes)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkNodes)
 	}
 	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkNodes, target: targetNodes, rows: len(nodes), maxID: maxID,
 		encode: func(e *copyEncoder, i int) {
@@ -154,7 +148,7 @@ func (c *conn) copyTarget(t bulkTarget) (table, cols string, typesOf int) {
 
 func (ss *Session) bulk(ctx context.Context, k *bulkKind) error {
 	var enc copyEncoder
-	return ss.run(ctx, k.o, true, func(attempt int) error {
+	return ss.calls.Run(ctx, k.o, true, func(attempt int) error {
 		c, err := ss.prepared(ctx)
 		if err != nil {
 			return err

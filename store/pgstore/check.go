@@ -22,7 +22,7 @@ func (s *Store) admin(ctx context.Context, o sqlstore.Op, f func(c *conn) error)
 		return err
 	}
 	defer sqlstore.Return(s.pool, ss)
-	if err := ss.enter(ctx, o); err != nil {
+	if err := ss.calls.Enter(ctx, o); err != nil {
 		return err
 	}
 	return s.c.eng.Retry(ctx, o, s.name, true, func(int) error {

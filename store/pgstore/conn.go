@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // PostgreSQL type OIDs of the integers the store encodes in binary
@@ -38,9 +40,9 @@ type conn struct {
 	// Results of the last batch: rows affected per statement.
 	affected [8]int64
 	seq      string // the node id sequence, qualified and quoted ("" until needed)
-	// watched is the context the session's watch covers: calls with it
-	// reach pgconn as context.Background() (see Session.watch).
-	watched context.Context
+	// watch is the session's context watch: calls with the context it
+	// follows reach pgconn as context.Background() (see Session.calls).
+	watch *sqlstore.Watch
 	temps   [3]bool
 	copyBuf []byte
 }
@@ -109,7 +111,7 @@ func (c *conn) prepare(ctx context.Context) error {
 // pctx returns the context to pass to pgconn for a call with ctx:
 // context.Background() when the session's watch covers ctx.
 func (c *conn) pctx(ctx context.Context) context.Context {
-	if ctx == c.watched {
+	if c.watch.Current(ctx) {
 		return context.Background()
 	}
 	return ctx

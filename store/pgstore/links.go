@@ -9,11 +9,6 @@ import (
 	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
-// maxPathSwitches bounds how often one attempt of AddLink or UpdateLink
-// may switch between its insert and update paths (each switch means a
-// concurrent writer inserted or expunged the link in between).
-const maxPathSwitches = 32
-
 // send runs batch b on c after the injection point o:step; on an error
 // the transaction is rolled back (or the connection dropped) unless keep
 // says the caller handles it.
@@ -53,6 +48,22 @@ func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (s
 	return ss.writeLink(ctx, sqlstore.OpAddLink, &l, true)
 }
 
+// writeLink runs AddLink (insertFirst) or UpdateLink: each attempt on the
+// session's connection, with its statements prepared.
+func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
+	err = ss.calls.Run(ctx, o, true, func(int) error {
+		c, err := ss.prepared(ctx)
+		if err == nil {
+			res, err = ss.calls.WriteLink(l, insertFirst,
+				func() (bool, error) { return ss.insertLink(ctx, c, o, l) },
+				func() (store.WriteResult, bool, error) { return ss.updateLink(ctx, c, o, l) },
+				func() { ss.after(c, errConnLost) }) // ends the transaction left open
+		}
+		return err
+	})
+	return res, err
+}
+
 // UpdateLink has AddLink's end state, starting with the locked update and
 // falling back to the insert when the link is absent (MD's updateLink): it
 // returns store.LinkUpdate when the link existed, store.LinkInsert
@@ -60,44 +71,6 @@ func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (s
 // describe the second attempt, never a wrong state.
 func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
 	return ss.writeLink(ctx, sqlstore.OpUpdateLink, &l, false)
-}
-
-func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
-	err = ss.run(ctx, o, true, func(int) error {
-		var err error
-		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
-		return err
-	})
-	return res, err
-}
-
-// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
-func (ss *Session) writeLinkOnce(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
-	c, err := ss.prepared(ctx)
-	if err != nil {
-		return 0, err
-	}
-	insert := insertFirst
-	for range maxPathSwitches {
-		if insert {
-			dup, err := ss.insertLink(ctx, c, o, l)
-			if err != nil || !dup {
-				return store.LinkInsert, err
-			}
-			ss.v.c.eng.Events.AddToUpd.Add(1)
-			insert = false
-			continue
-		}
-		res, missing, err := ss.updateLink(ctx, c, o, l)
-		if err != nil || !missing {
-			return res, err
-		}
-		ss.v.c.eng.Events.UpdToAdd.Add(1)
-		insert = true
-	}
-	ss.after(c, errConnLost) // end the transaction left open
-	return 0, fmt.Errorf("link (%d, %d, %d) kept appearing and disappearing under concurrent writers (%d tries)",
-		l.ID1, l.LinkType, l.ID2, maxPathSwitches)
 }
 
 // visible reports whether a stored visibility counts.
@@ -258,7 +231,7 @@ func (ss *Session) updateLink(ctx context.Context, c *conn, o sqlstore.Op, l *st
 // reports whether the link existed. After a retry that follows a lost
 // commit, found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
 		var err error
 		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
 		return err
@@ -379,7 +352,7 @@ func appendLink(dst []store.Link, vals [][]byte) ([]store.Link, error) {
 // GetLink returns the link (hidden or visible) with S-get; found is false
 // when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpGetLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) error {
 		found = false
 		return ss.read(ctx, sqlstore.OpGetLink, sGetLink, func(e *encoder) { e.int(id1).int(linkType).int(id2) },
 			func(vals [][]byte) error {
@@ -401,10 +374,10 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 // int8 array parameter).
 func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
-		return dst, ss.enter(ctx, sqlstore.OpMultigetLinks)
+		return dst, ss.calls.Enter(ctx, sqlstore.OpMultigetLinks)
 	}
 	base := len(dst)
-	err := ss.run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
+	err := ss.calls.Run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
 		dst = dst[:base]
 		return ss.read(ctx, sqlstore.OpMultigetLinks, sMultiget, func(e *encoder) { e.int(id1).int(linkType).int8Array(id2s) },
 			func(vals [][]byte) (err error) {
@@ -426,10 +399,10 @@ func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s 
 // of reference §11.2-20); a negative Offset counts as 0.
 func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
-		return dst, ss.enter(ctx, sqlstore.OpGetLinkList)
+		return dst, ss.calls.Enter(ctx, sqlstore.OpGetLinkList)
 	}
 	base := len(dst)
-	err := ss.run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
+	err := ss.calls.Run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
 		return ss.read(ctx, sqlstore.OpGetLinkList, sRange, func(e *encoder) {
 			e.int(r.ID1).int(r.LinkType).int(r.MinTime).int(r.MaxTime).int(int64(r.Limit)).int(int64(max(r.Offset, 0)))
@@ -447,7 +420,7 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 // CountLinks returns the count row of (id1, linkType) with S-count, 0 when
 // there is none.
 func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.run(ctx, sqlstore.OpCountLinks, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
 		n = 0
 		return ss.read(ctx, sqlstore.OpCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
 			func(vals [][]byte) (err error) {

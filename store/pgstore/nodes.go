@@ -33,7 +33,7 @@ func (ss *Session) sequence(ctx context.Context, c *conn) (string, error) {
 // allocates: TRUNCATE TABLE, then ALTER SEQUENCE ... RESTART startID
 // (reference §3.5), each in its own round trip, as MD does.
 func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
-	return ss.run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
+	return ss.calls.Run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
 		c, err := ss.prepared(ctx)
 		if err != nil {
 			return err
@@ -63,7 +63,7 @@ func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 // reached the server, AddNode is not repeated (that could add the node
 // twice) and returns a *store.TransientError.
 func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err error) {
-	err = ss.run(ctx, sqlstore.OpAddNode, false, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpAddNode, false, func(int) error {
 		id = 0
 		return ss.read(ctx, sqlstore.OpAddNode, sInsNode, func(e *encoder) {
 			e.int(int64(n.Type)).int(n.Version).int(int64(n.Time)).bytes(n.Data)
@@ -81,7 +81,7 @@ func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err err
 // GetNode returns the node with that id (S-get-node); found is false when
 // it is absent or its type is not nodeType.
 func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpGetNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetNode, true, func(int) error {
 		found = false
 		return ss.read(ctx, sqlstore.OpGetNode, sGetNode, func(e *encoder) { e.int(id) }, func(vals [][]byte) error {
 			if found {
@@ -124,7 +124,7 @@ func scanNode(vals [][]byte, n *store.Node) error {
 // node. PostgreSQL reports matched rows, so an update that changes nothing
 // still finds the node.
 func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
 		k, err := ss.write(ctx, sqlstore.OpUpdateNode, sUpdNode, func(e *encoder) {
 			e.int(n.Version).int(int64(n.Time)).bytes(n.Data).int(n.ID).int(int64(n.Type))
 		})
@@ -140,7 +140,7 @@ func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, er
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
 func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
 		k, err := ss.write(ctx, sqlstore.OpDeleteNode, sDelNode, func(e *encoder) { e.int(id).int(int64(nodeType)) })
 		if err == nil && k > 1 {
 			err = fmt.Errorf("delete of node %d affected %d rows", id, k)

@@ -525,7 +525,7 @@ func (c *shared) view(name string) *Store { return c.eng.View(name).(*Store) }
 // newView makes the Store serving schema name, with its session pool.
 func (c *shared) newView(name string) *Store {
 	s := &Store{c: c, name: name, q: newQueries(&c.opts, name)}
-	s.pool = sqlstore.NewPool(c.eng, func() *Session { return &Session{v: s} }, func(ctx context.Context, ss *Session) error {
+	s.pool = sqlstore.NewPool(c.eng, s.newSession, func(ctx context.Context, ss *Session) error {
 		_, err := ss.conn(ctx)
 		return err
 	})

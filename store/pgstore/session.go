@@ -29,14 +29,14 @@ import (
 // before closing its Store; after the Store's Close its calls return
 // errors wrapping store.ErrClosed.
 type Session struct {
-	v      *Store
-	c      *conn // replaced under the watch's lock (its interruption reads it)
-	closed bool
+	v *Store
+	c *conn // replaced under the watch's lock (its interruption reads it)
 
-	// w interrupts the connection when the context of the calls ends.
-	// pgconn is then called with context.Background(), so that it does
-	// not register a watch of its own at every round trip.
-	w sqlstore.Watch
+	// calls runs the calls: checks, retries, and the context watch that
+	// interrupts the connection when the calls' context ends (pgconn is
+	// then called with context.Background(), so that it does not register
+	// a watch of its own at every round trip).
+	calls sqlstore.Calls
 }
 
 // Session opens a session of the schema this Store serves and connects
@@ -47,7 +47,7 @@ func (s *Store) Session(ctx context.Context) (store.Session, error) {
 	if err := s.c.eng.Check(ctx, "Session"); err != nil {
 		return nil, err
 	}
-	ss := &Session{v: s}
+	ss := s.newSession()
 	err := s.c.eng.Retry(ctx, sqlstore.OpSession, s.name, true, func(int) error {
 		_, err := ss.conn(ctx)
 		if err == nil {
@@ -64,45 +64,22 @@ func (s *Store) Session(ctx context.Context) (store.Session, error) {
 	return ss, nil
 }
 
+// newSession returns a session of s, not connected yet.
+func (s *Store) newSession() *Session {
+	ss := &Session{v: s}
+	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
+	return ss
+}
+
 // Name returns the schema the session serves.
 func (ss *Session) Name() string { return ss.v.name }
 
 // Close closes the session's connection. It may be called more than once.
 func (ss *Session) Close() error {
-	if ss.closed {
-		return nil
-	}
-	ss.closed = true
-	ss.w.Stop(func(bool) {})
-	ss.drop()
-	return nil
-}
-
-// enter starts a call named o: it fails on a closed session or store or a
-// done context, and makes the context watch follow ctx (once per phase: a
-// worker passes the same context to every call).
-func (ss *Session) enter(ctx context.Context, o sqlstore.Op) error {
-	if err := ss.v.c.eng.Enter(ctx, o, ss.closed); err != nil {
-		return err
-	}
-	if !ss.w.Current(ctx) {
-		ss.w.Follow(ctx, ss.rearm, ss.interrupt)
-		if ss.c != nil {
-			ss.c.watched = ctx
-		}
+	if ss.calls.Close(func(bool) {}) {
+		ss.drop()
 	}
 	return nil
-}
-
-// run runs the attempts of one call named o (see sqlstore.Engine.Retry):
-// idempotent says whether an attempt may be repeated after it possibly
-// reached the server; f gets the number of attempts that failed before
-// it.
-func (ss *Session) run(ctx context.Context, o sqlstore.Op, idempotent bool, f func(attempt int) error) error {
-	if err := ss.enter(ctx, o); err != nil {
-		return err
-	}
-	return ss.v.c.eng.Retry(ctx, o, ss.v.name, idempotent, f)
 }
 
 // rearm makes a connection that the previous context interrupted while
@@ -135,8 +112,8 @@ func (ss *Session) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q, watched: ss.w.Context()}
-	ss.w.Locked(func(fired bool) {
+	c := &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q, watch: ss.calls.Watch()}
+	ss.calls.Watch().Locked(func(fired bool) {
 		ss.c = c
 		if fired {
 			ss.interrupt()
@@ -163,7 +140,7 @@ func (ss *Session) prepared(ctx context.Context) (*conn, error) {
 // unusable; the next call opens a new one.
 func (ss *Session) drop() {
 	var c *conn
-	ss.w.Locked(func(bool) { c, ss.c = ss.c, nil })
+	ss.calls.Watch().Locked(func(bool) { c, ss.c = ss.c, nil })
 	if c != nil {
 		c.close()
 	}
