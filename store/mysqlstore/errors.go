@@ -15,6 +15,10 @@ import (
 	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
+// dialect is MySQL's for the engine: error numbers, messages' prefix.
+var dialect = sqlstore.Dialect{Pkg: "mysqlstore", DBKey: "db", ClassPrefix: "mysql",
+	Classify: classify, Unsent: unsent, NoSchema: noSchema, CheckIdent: checkIdent}
+
 // The MySQL dialect's error classes: what a failed statement allows.
 type errClass = sqlstore.Class
 

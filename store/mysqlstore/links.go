@@ -252,11 +252,12 @@ func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64,
 
 // read runs the prepared statement id with args on the read connection
 // and calls row for each row (with the row's values, valid until the next
-// row).
-func (ss *Session) read(ctx context.Context, o sqlstore.Op, label string, id int, row func([]driver.Value) error, args ...driver.Value) error {
+// row), or, when one is true, for the first row only; found reports
+// whether there was a row.
+func (ss *Session) read(ctx context.Context, o sqlstore.Op, label string, id int, one bool, row func([]driver.Value) error, args ...driver.Value) (found bool, err error) {
 	c, err := ss.conn(ctx, connRead)
 	if err != nil {
-		return err
+		return false, err
 	}
 	st, err := c.stmt(ctx, ss, id)
 	if err == nil {
@@ -266,11 +267,17 @@ func (ss *Session) read(ctx context.Context, o sqlstore.Op, label string, id int
 	if err == nil {
 		rows, err = c.query(ctx, st, c.setArgs(args...))
 	}
-	if err == nil {
-		err = scanAll(c, rows, stmtCols[id], row)
+	switch {
+	case err == nil && one:
+		found, err = scanOne(c, rows, stmtCols[id], row)
+	case err == nil:
+		err = scanAll(c, rows, stmtCols[id], func(d []driver.Value) error {
+			found = true
+			return row(d)
+		})
 	}
 	ss.after(c, err)
-	return err
+	return found, err
 }
 
 // scanAll calls row for each row of rows, of ncol columns, then closes
@@ -307,15 +314,10 @@ func scanOne(c *conn, rows driver.Rows, ncol int, row func([]driver.Value) error
 // GetLink returns the link (hidden or visible) with S-get on the read
 // connection; found is false when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) error {
-		found = false
-		return ss.read(ctx, sqlstore.OpGetLink, "get", sGetLink, func(d []driver.Value) error {
-			if found {
-				return nil
-			}
-			found = true
-			return scanLink(d, &l)
-		}, id1, linkType, id2)
+	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) (err error) {
+		found, err = ss.read(ctx, sqlstore.OpGetLink, "get", sGetLink, true,
+			func(d []driver.Value) error { return scanLink(d, &l) }, id1, linkType, id2)
+		return err
 	})
 	if err != nil || !found {
 		return store.Link{}, false, err
@@ -325,44 +327,13 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 
 // scanLink converts a row of linkCols into l, reusing l.Data's capacity.
 func scanLink(d []driver.Value, l *store.Link) error {
-	var err error
-	get := func(v driver.Value) int64 {
-		x, e := asInt64(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	l.ID1 = get(d[0])
-	l.ID2 = get(d[1])
-	l.LinkType = get(d[2])
-	vis := get(d[3])
-	version := get(d[5])
-	l.Time = get(d[6])
-	if err != nil {
-		return err
-	}
-	if vis < -128 || vis > 127 || version < -1<<31 || version > 1<<31-1 {
-		return fmt.Errorf("mysqlstore: link (%d, %d, %d): visibility %d or version %d out of range",
-			l.ID1, l.LinkType, l.ID2, vis, version)
-	}
-	l.Visibility, l.Version = store.Visibility(vis), int32(version)
-	l.Data, err = appendData(l.Data[:0], d[4])
-	return err
+	return sqlstore.ScanLink(d, l, asInt64, appendData)
 }
 
 // appendLink appends the link of row d to dst, reusing the Data capacity
 // of dst's spare element.
 func appendLink(dst []store.Link, d []driver.Value) ([]store.Link, error) {
-	if len(dst) < cap(dst) {
-		dst = dst[:len(dst)+1]
-	} else {
-		dst = append(dst, store.Link{})
-	}
-	if err := scanLink(d, &dst[len(dst)-1]); err != nil {
-		return dst[:len(dst)-1], err
-	}
-	return dst, nil
+	return sqlstore.AppendLink(dst, d, asInt64, appendData)
 }
 
 // MultigetLinks appends to dst the links (hidden included) among id2s
@@ -448,10 +419,11 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 	base := len(dst)
 	err := ss.calls.Run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, sqlstore.OpGetLinkList, "select", sRange, func(d []driver.Value) (err error) {
+		_, err := ss.read(ctx, sqlstore.OpGetLinkList, "select", sRange, false, func(d []driver.Value) (err error) {
 			dst, err = appendLink(dst, d)
 			return err
 		}, r.ID1, r.LinkType, r.MinTime, r.MaxTime, int64(r.Limit), int64(max(r.Offset, 0)))
+		return err
 	})
 	if err != nil {
 		return dst[:base], err
@@ -464,10 +436,11 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
 	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
 		n = 0
-		return ss.read(ctx, sqlstore.OpCountLinks, "select", sCount, func(d []driver.Value) (err error) {
+		_, err := ss.read(ctx, sqlstore.OpCountLinks, "select", sCount, true, func(d []driver.Value) (err error) {
 			n, err = asInt64(d[0])
 			return err
 		}, id1, linkType)
+		return err
 	})
 	if err != nil {
 		return 0, err

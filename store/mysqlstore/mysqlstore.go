@@ -177,6 +177,11 @@ const (
 	DefaultLinkTable  = sqlstore.DefaultLinkTable
 	DefaultCountTable = sqlstore.DefaultCountTable
 	DefaultNodeTable  = sqlstore.DefaultNodeTable
+	// DefaultConnectTimeout is the dial timeout of one connection.
+	DefaultConnectTimeout = sqlstore.DefaultConnectTimeout
+	// DefaultWarmParallelism is the number of connections Warm opens at
+	// once.
+	DefaultWarmParallelism = sqlstore.DefaultWarmParallelism
 	// DefaultMaxStatementBytes is the payload bytes per bulk INSERT (8 MiB,
 	// half of MariaDB's default max_allowed_packet).
 	DefaultMaxStatementBytes = 8 << 20
@@ -190,11 +195,6 @@ const (
 	// drawn from [d/2, d]) before it gives up.
 	DefaultRetryBackoff    = sqlstore.DefaultRetryBackoff
 	DefaultRetryMaxBackoff = sqlstore.DefaultRetryMaxBackoff
-	// DefaultConnectTimeout is the dial timeout of one connection.
-	DefaultConnectTimeout = sqlstore.DefaultConnectTimeout
-	// DefaultWarmParallelism is the number of connections Warm opens at
-	// once.
-	DefaultWarmParallelism = sqlstore.DefaultWarmParallelism
 )
 
 // Options configure Open. The zero value of a field selects its default.
@@ -213,8 +213,7 @@ type Options struct {
 	Port int
 	// User and Password when DSN is empty; Password also when the DSN has
 	// no password (so that it need not appear in a command line).
-	User     string
-	Password string
+	User, Password string
 
 	// DBPrefix is LinkBench's dbprefix: databases are named DBPrefix+"0",
 	// DBPrefix+"1", ... (default DefaultDBPrefix, "linkdb").
@@ -256,14 +255,18 @@ type Options struct {
 	// checks it and fails with an error naming the privilege.
 	DisableBinlogLoad bool
 
+	// Logger receives retries (Debug), abandoned calls and driver messages
+	// (Warn). Nil discards them. Passwords are redacted.
+	Logger *slog.Logger
+
+	// ConnectTimeout is the dial timeout of one connection (default 10 s).
+	ConnectTimeout time.Duration
 	// MaxConns is the number of calls the Store's own methods run at once
 	// (default 64), each on a borrowed session of up to two connections;
 	// more wait. Sessions opened with Session (the benchmark's workers)
 	// do not count against it. DB's pool holds up to MaxConns connections
 	// too.
 	MaxConns int
-	// ConnectTimeout is the dial timeout of one connection (default 10 s).
-	ConnectTimeout time.Duration
 	// WarmParallelism is the number of connections Warm opens at once
 	// (default 8).
 	WarmParallelism int
@@ -276,12 +279,7 @@ type Options struct {
 	// doubles per retry up to RetryMaxBackoff (default 1 s). Each wait is
 	// drawn uniformly from [d/2, d] so that deadlocked writers do not meet
 	// again.
-	RetryBackoff    time.Duration
-	RetryMaxBackoff time.Duration
-
-	// Logger receives retries (Debug), abandoned calls and driver messages
-	// (Warn). Nil discards them. Passwords are redacted.
-	Logger *slog.Logger
+	RetryBackoff, RetryMaxBackoff time.Duration
 
 	// inject is the fault-injection seam of the package's tests: when not
 	// nil it is called before each statement (BEGIN and COMMIT included)
@@ -294,9 +292,6 @@ type Options struct {
 
 // withDefaults returns o with its zero fields defaulted, and checks it.
 func (o Options) withDefaults() (Options, error) {
-	if err := sqlstore.Defaults(&o, "mysqlstore", DefaultPort, checkIdent); err != nil {
-		return o, err
-	}
 	if o.Engine == "" {
 		o.Engine = InnoDB
 	}
@@ -305,6 +300,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxStatementBytes == 0 {
 		o.MaxStatementBytes = DefaultMaxStatementBytes
+	}
+	if err := sqlstore.Defaults(&o, "mysqlstore", DefaultPort, checkIdent); err != nil {
+		return o, err
 	}
 	switch {
 	case o.BulkInsertCount < 1:
@@ -328,13 +326,7 @@ func (o Options) withDefaults() (Options, error) {
 // checkIdent reports whether s can name a database or table: 1..64
 // characters, none of them a back-quote, dot, slash, backslash or NUL.
 func checkIdent(s string) error {
-	if s == "" || len(s) > 64 {
-		return fmt.Errorf("name %q: want 1..64 characters", s)
-	}
-	if strings.ContainsAny(s, "`./\\\x00") {
-		return fmt.Errorf("name %q: contains one of ` . / \\ NUL", s)
-	}
-	return nil
+	return sqlstore.CheckName(s, 64, "characters", "`./\\\x00", "one of ` . / \\ NUL")
 }
 
 // quoteIdent back-quotes a name checked by checkIdent.
@@ -375,10 +367,6 @@ type shared struct {
 	killer killer // kills the statements of abandoned calls (see kill)
 }
 
-// dialect is MySQL's for the engine: error numbers, messages' prefix.
-var dialect = sqlstore.Dialect{Pkg: "mysqlstore", DBKey: "db", ClassPrefix: "mysql",
-	Classify: classify, Unsent: unsent, NoSchema: noSchema, CheckIdent: checkIdent}
-
 // Open connects to the server described by o, checks the connection
 // (ping) and, with DisableBinlogLoad, the privilege to switch the binary
 // log off. It creates and drops nothing. The connection pool holds up to
@@ -389,10 +377,6 @@ var dialect = sqlstore.Dialect{Pkg: "mysqlstore", DBKey: "db", ClassPrefix: "mys
 // wrapped; the password is redacted from every message), or a missing
 // privilege for DisableBinlogLoad.
 func Open(ctx context.Context, o Options) (*Store, error) {
-	o, err := o.withDefaults()
-	if err != nil {
-		return nil, err
-	}
 	cfg, red, err := driverConfig(&o)
 	if err != nil {
 		return nil, err
@@ -462,14 +446,19 @@ func sessionConnectors(cfg *mysql.Config) (read, write driver.Connector, err err
 	return read, write, nil
 }
 
-// driverConfig builds the driver's configuration from o and returns it
-// with the redactor of its password.
+// driverConfig defaults and checks o (withDefaults), builds the driver's
+// configuration from it, and returns it with the redactor of its
+// password.
 func driverConfig(o *Options) (*mysql.Config, sqlstore.Redactor, error) {
 	var cfg *mysql.Config
 	red := sqlstore.Redactor{}
+	d, err := o.withDefaults()
+	if err != nil {
+		return nil, red, err
+	}
+	*o = d
 	if o.DSN != "" {
 		red.DSN = RedactDSN(o.DSN)
-		var err error
 		cfg, err = mysql.ParseDSN(o.DSN)
 		if err != nil {
 			r := sqlstore.Redactor{PW: dsnPassword(o.DSN), DSN: red.DSN}
@@ -588,6 +577,13 @@ func (c *shared) newView(name string) *Store {
 	return s
 }
 
+// newSession returns a session of s, not connected yet.
+func (s *Store) newSession() *Session {
+	ss := &Session{v: s}
+	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
+	return ss
+}
+
 // red returns the redactor of the store's password.
 func (c *shared) red() sqlstore.Redactor { return c.eng.Red() }
 
@@ -620,21 +616,6 @@ func (s *Store) DB() *sql.DB { return s.c.db }
 // anything: ctx's error or store.ErrClosed, wrapped.
 func (s *Store) check(ctx context.Context, op string) error { return s.c.eng.Check(ctx, op) }
 
-// Interface checks.
-var (
-	_ store.Store             = (*Store)(nil)
-	_ store.BulkLinkLoader    = (*Store)(nil)
-	_ store.BulkNodeLoader    = (*Store)(nil)
-	_ store.Databases         = (*Store)(nil)
-	_ store.Checker           = (*Store)(nil)
-	_ store.Sessions          = (*Store)(nil)
-	_ store.SchemaCreator     = (*Store)(nil)
-	_ store.Contents          = (*Store)(nil)
-	_ store.CounterSource     = (*Store)(nil)
-	_ store.ServerDescriber   = (*Store)(nil)
-	_ store.ConnectionLimiter = (*Store)(nil)
-	_ store.IdleCloser        = (*Store)(nil)
-	_ store.Session           = (*Session)(nil)
-	_ store.BulkLinkLoader    = (*Session)(nil)
-	_ store.BulkNodeLoader    = (*Session)(nil)
-)
+// The Store and Session implement every interface of a SQL store
+// (sqlstore.StoreType, sqlstore.Session).
+var _ = sqlstore.Implements[*Store, *Session]

@@ -77,15 +77,10 @@ func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err err
 // GetNode returns the node with that id (S-get-node); found is false when
 // it is absent or its type is not nodeType.
 func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpGetNode, true, func(int) error {
-		found = false
-		return ss.read(ctx, sqlstore.OpGetNode, "get", sGetNode, func(d []driver.Value) error {
-			if found {
-				return nil
-			}
-			found = true
-			return scanNode(d, &n)
-		}, id)
+	err = ss.calls.Run(ctx, sqlstore.OpGetNode, true, func(int) (err error) {
+		found, err = ss.read(ctx, sqlstore.OpGetNode, "get", sGetNode, true,
+			func(d []driver.Value) error { return sqlstore.ScanNode(d, &n, asInt64, appendData) }, id)
+		return err
 	})
 	if err != nil || !found || n.Type != nodeType {
 		return store.Node{}, false, err
@@ -93,58 +88,22 @@ func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n sto
 	return n, true, nil
 }
 
-// scanNode converts a row of (id, type, version, time, data) into n.
-func scanNode(d []driver.Value, n *store.Node) error {
-	id, err := asInt64(d[0])
-	if err != nil {
-		return err
-	}
-	typ, err := asInt64(d[1])
-	if err != nil {
-		return err
-	}
-	version, err := asInt64(d[2])
-	if err != nil {
-		return err
-	}
-	tm, err := asInt64(d[3])
-	if err != nil {
-		return err
-	}
-	if typ < -1<<31 || typ > 1<<31-1 || tm < -1<<31 || tm > 1<<31-1 {
-		return fmt.Errorf("mysqlstore: node %d: type %d or time %d out of range", id, typ, tm)
-	}
-	n.ID, n.Type, n.Version, n.Time = id, int32(typ), version, int32(tm)
-	n.Data, err = appendData(n.Data[:0], d[4])
-	return err
-}
-
 // UpdateNode overwrites Version, Time and Data of the node n.ID if its type
 // is n.Type (S-upd-node, autocommit); found is false when there is no such
 // node. The read connection reports matched rows, so an update that
 // changes nothing still finds the node.
 func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
+	return ss.calls.WriteNode(ctx, sqlstore.OpUpdateNode, n.ID, func() (int64, error) {
 		k, _, err := ss.writeR(ctx, sqlstore.OpUpdateNode, "update", sUpdNode, n.Version, int64(n.Time), nonNil(n.Data), n.ID, int64(n.Type))
-		if err == nil && k > 1 {
-			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
-		}
-		found = k == 1
-		return err
+		return k, err
 	})
-	return found && err == nil, err
 }
 
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
 func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
+	return ss.calls.WriteNode(ctx, sqlstore.OpDeleteNode, id, func() (int64, error) {
 		k, _, err := ss.writeR(ctx, sqlstore.OpDeleteNode, "delete", sDelNode, id, int64(nodeType))
-		if err == nil && k > 1 {
-			err = fmt.Errorf("delete of node %d affected %d rows", id, k)
-		}
-		found = k == 1
-		return err
+		return k, err
 	})
-	return found && err == nil, err
 }

@@ -26,7 +26,7 @@ import (
 // errors wrapping store.ErrClosed.
 type Session struct {
 	v      *Store
-	rd, wr *conn // replaced under the watch's lock (its interruption reads them)
+	rd, wr *conn  // replaced under the watch's lock (its interruption reads them)
 	lit    []byte // the text of a literal multiget
 
 	// calls runs the calls: checks, retries, and the context watch that
@@ -50,13 +50,6 @@ func (s *Store) Session(ctx context.Context) (store.Session, error) {
 		}
 	}
 	return ss, nil
-}
-
-// newSession returns a session of s, not connected yet.
-func (s *Store) newSession() *Session {
-	ss := &Session{v: s}
-	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
-	return ss
 }
 
 // Name returns the database the session serves.

@@ -105,9 +105,3 @@ func missingTable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == stateUndefinedTab || pe.Code == stateInvalidSchema)
 }
-
-// isDup reports whether err is a duplicate-key error.
-func isDup(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == stateUniqueViolate
-}

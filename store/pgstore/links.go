@@ -2,8 +2,11 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
@@ -21,6 +24,12 @@ func (ss *Session) send(ctx context.Context, c *conn, o sqlstore.Op, step string
 		ss.after(c, err)
 	}
 	return err
+}
+
+// isDup reports whether err is a duplicate-key error (23505).
+func isDup(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == stateUniqueViolate
 }
 
 // begin starts a write batch: ROLLBACK first when the connection is still
@@ -232,19 +241,18 @@ func (ss *Session) updateLink(ctx context.Context, c *conn, o sqlstore.Op, l *st
 // commit, found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
 	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
-		var err error
-		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
+		c, err := ss.prepared(ctx)
+		if err == nil {
+			found, err = ss.deleteLinkOn(ctx, c, id1, linkType, id2, expunge)
+		}
 		return err
 	})
 	return found, err
 }
 
-func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
+// deleteLinkOn is one attempt of DeleteLink on connection c.
+func (ss *Session) deleteLinkOn(ctx context.Context, c *conn, id1, linkType, id2 int64, expunge bool) (bool, error) {
 	const o = sqlstore.OpDeleteLink
-	c, err := ss.prepared(ctx)
-	if err != nil {
-		return false, err
-	}
 	vis, found, err := ss.lockLink(ctx, c, o, id1, linkType, id2)
 	if err != nil {
 		return false, err
@@ -309,45 +317,17 @@ func (ss *Session) read(ctx context.Context, o sqlstore.Op, id int, args func(*e
 
 // scanLink converts a row of linkCols into l, reusing l.Data's capacity.
 func scanLink(vals [][]byte, l *store.Link) error {
-	var err error
-	get := func(v []byte) int64 {
-		x, e := getInt(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	l.ID1 = get(vals[0])
-	l.ID2 = get(vals[1])
-	l.LinkType = get(vals[2])
-	vis := get(vals[3])
-	version := get(vals[5])
-	l.Time = get(vals[6])
-	if err != nil {
-		return err
-	}
-	if vis < -128 || vis > 127 || version < -1<<31 || version > 1<<31-1 {
-		return fmt.Errorf("pgstore: link (%d, %d, %d): visibility %d or version %d out of range",
-			l.ID1, l.LinkType, l.ID2, vis, version)
-	}
-	l.Visibility, l.Version = store.Visibility(vis), int32(version)
-	l.Data = append(l.Data[:0], vals[4]...)
-	return nil
+	return sqlstore.ScanLink(vals, l, getInt, appendBytes)
 }
 
 // appendLink appends the link of row vals to dst, reusing the Data
 // capacity of dst's spare element.
 func appendLink(dst []store.Link, vals [][]byte) ([]store.Link, error) {
-	if len(dst) < cap(dst) {
-		dst = dst[:len(dst)+1]
-	} else {
-		dst = append(dst, store.Link{})
-	}
-	if err := scanLink(vals, &dst[len(dst)-1]); err != nil {
-		return dst[:len(dst)-1], err
-	}
-	return dst, nil
+	return sqlstore.AppendLink(dst, vals, getInt, appendBytes)
 }
+
+// appendBytes appends a bytea value to dst.
+func appendBytes(dst, v []byte) ([]byte, error) { return append(dst, v...), nil }
 
 // GetLink returns the link (hidden or visible) with S-get; found is false
 // when it is absent.
@@ -367,6 +347,23 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 		return store.Link{}, false, err
 	}
 	return l, true, nil
+}
+
+// CountLinks returns the count row of (id1, linkType) with S-count, 0 when
+// there is none.
+func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
+	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
+		n = 0
+		return ss.read(ctx, sqlstore.OpCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
+			func(vals [][]byte) (err error) {
+				n, err = getInt(vals[0])
+				return err
+			})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // MultigetLinks appends to dst the links (hidden included) among id2s
@@ -415,21 +412,4 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 		return dst[:base], err
 	}
 	return dst, nil
-}
-
-// CountLinks returns the count row of (id1, linkType) with S-count, 0 when
-// there is none.
-func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
-		n = 0
-		return ss.read(ctx, sqlstore.OpCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
-			func(vals [][]byte) (err error) {
-				n, err = getInt(vals[0])
-				return err
-			})
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }

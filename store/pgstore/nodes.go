@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/linkbench-go/linkbench/store"
@@ -99,56 +98,27 @@ func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n sto
 
 // scanNode converts a row of (id, type, version, time, data) into n.
 func scanNode(vals [][]byte, n *store.Node) error {
-	var err error
-	get := func(v []byte) int64 {
-		x, e := getInt(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	id, typ, version, tm := get(vals[0]), get(vals[1]), get(vals[2]), get(vals[3])
-	if err != nil {
-		return err
-	}
-	if typ < -1<<31 || typ > 1<<31-1 || tm < -1<<31 || tm > 1<<31-1 {
-		return fmt.Errorf("pgstore: node %d: type %d or time %d out of range", id, typ, tm)
-	}
-	n.ID, n.Type, n.Version, n.Time = id, int32(typ), version, int32(tm)
-	n.Data = append(n.Data[:0], vals[4]...)
-	return nil
+	return sqlstore.ScanNode(vals, n, getInt, appendBytes)
 }
 
 // UpdateNode overwrites Version, Time and Data of the node n.ID if its type
 // is n.Type (S-upd-node, autocommit); found is false when there is no such
 // node. PostgreSQL reports matched rows, so an update that changes nothing
 // still finds the node.
-func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpUpdateNode, true, func(int) error {
-		k, err := ss.write(ctx, sqlstore.OpUpdateNode, sUpdNode, func(e *encoder) {
+func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	return ss.calls.WriteNode(ctx, sqlstore.OpUpdateNode, n.ID, func() (int64, error) {
+		return ss.write(ctx, sqlstore.OpUpdateNode, sUpdNode, func(e *encoder) {
 			e.int(n.Version).int(int64(n.Time)).bytes(n.Data).int(n.ID).int(int64(n.Type))
 		})
-		if err == nil && k > 1 {
-			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
-		}
-		found = k == 1
-		return err
 	})
-	return found && err == nil, err
 }
 
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
-func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpDeleteNode, true, func(int) error {
-		k, err := ss.write(ctx, sqlstore.OpDeleteNode, sDelNode, func(e *encoder) { e.int(id).int(int64(nodeType)) })
-		if err == nil && k > 1 {
-			err = fmt.Errorf("delete of node %d affected %d rows", id, k)
-		}
-		found = k == 1
-		return err
+func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	return ss.calls.WriteNode(ctx, sqlstore.OpDeleteNode, id, func() (int64, error) {
+		return ss.write(ctx, sqlstore.OpDeleteNode, sDelNode, func(e *encoder) { e.int(id).int(int64(nodeType)) })
 	})
-	return found && err == nil, err
 }
 
 // write runs statement id in autocommit and returns its affected rows.

@@ -122,9 +122,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -193,13 +190,6 @@ func ParseDialect(s string) (Dialect, error) {
 	return "", fmt.Errorf("pgstore: unknown dialect %q (want postgres, cockroachdb or yugabytedb)", s)
 }
 
-// Isolation levels of Options.Isolation.
-const (
-	ReadCommitted  = "READ COMMITTED"
-	RepeatableRead = "REPEATABLE READ"
-	Serializable   = "SERIALIZABLE"
-)
-
 // Defaults of Options.
 const (
 	// DefaultHost is the server host when neither DSN nor Host is set.
@@ -237,6 +227,13 @@ const (
 	// DefaultWarmParallelism is the number of connections Warm opens at
 	// once.
 	DefaultWarmParallelism = sqlstore.DefaultWarmParallelism
+)
+
+// Isolation levels of Options.Isolation.
+const (
+	ReadCommitted  = "READ COMMITTED"
+	RepeatableRead = "REPEATABLE READ"
+	Serializable   = "SERIALIZABLE"
 )
 
 // Options configure Open. The zero value of a field selects its default.
@@ -378,13 +375,7 @@ func (s *Store) Isolation() string { return s.c.opts.Isolation }
 // checkIdent reports whether s can name a schema or table: 1..63 bytes,
 // no double quote or NUL.
 func checkIdent(s string) error {
-	if s == "" || len(s) > 63 {
-		return fmt.Errorf("name %q: want 1..63 bytes", s)
-	}
-	if strings.ContainsAny(s, "\"\x00") {
-		return fmt.Errorf("name %q: contains a double quote or NUL", s)
-	}
-	return nil
+	return sqlstore.CheckName(s, 63, "bytes", "\"\x00", "a double quote or NUL")
 }
 
 // quoteIdent double-quotes a name checked by checkIdent.
@@ -452,73 +443,6 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	return s, nil
 }
 
-// connConfig builds pgx's connection configuration from o and returns it
-// with the redactor of its password.
-func connConfig(o *Options) (*pgx.ConnConfig, sqlstore.Redactor, error) {
-	dsn := o.DSN
-	red := sqlstore.Redactor{}
-	if dsn == "" {
-		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)), Path: "/" + o.DBName}
-		if o.Password != "" {
-			u.User = url.UserPassword(o.User, o.Password)
-		} else if o.User != "" {
-			u.User = url.User(o.User)
-		}
-		dsn = u.String()
-		red.PW = o.Password
-	} else {
-		red.PW = dsnPassword(dsn)
-	}
-	red.DSN = RedactDSN(dsn)
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, red, red.Err(fmt.Errorf("pgstore: DSN %s: %w", red.DSN, err))
-	}
-	if cfg.Password != "" {
-		red.PW = cfg.Password
-	}
-	if cfg.Database == "" || (o.DSN != "" && !dsnNamesDatabase(o.DSN)) {
-		cfg.Database = DefaultDBName
-	}
-	if o.DSN == "" && o.DBName != "" {
-		cfg.Database = o.DBName
-	}
-	if cfg.ConnectTimeout == 0 || o.ConnectTimeout < cfg.ConnectTimeout {
-		cfg.ConnectTimeout = o.ConnectTimeout
-	}
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
-	}
-	if cfg.RuntimeParams["application_name"] == "" {
-		cfg.RuntimeParams["application_name"] = DefaultApplicationName
-	}
-	if o.Dialect != CockroachDB {
-		cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(o.Isolation)
-	}
-	// The store prepares and describes its statements itself and talks to
-	// pgconn directly: pgx's caches would only hold memory.
-	// pgx's own queries (checks, DDL) run as unnamed statements.
-	cfg.StatementCacheCapacity = 0
-	cfg.DescriptionCacheCapacity = 0
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	return cfg, red, nil
-}
-
-// dsnNamesDatabase reports whether a DSN names a database (a URL path or a
-// dbname keyword); pgx would otherwise default it to the user name.
-func dsnNamesDatabase(dsn string) bool {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		return err == nil && strings.TrimPrefix(u.Path, "/") != ""
-	}
-	for _, f := range strings.Fields(dsn) {
-		if strings.HasPrefix(f, "dbname=") && len(f) > len("dbname=") {
-			return true
-		}
-	}
-	return false
-}
-
 // view returns the Store serving schema name, creating it on first use.
 func (c *shared) view(name string) *Store { return c.eng.View(name).(*Store) }
 
@@ -539,21 +463,6 @@ func (s *Store) Name() string { return s.name }
 // for reports.
 func (s *Store) DSN() string { return s.c.eng.Red().DSN }
 
-// Interface checks.
-var (
-	_ store.Store             = (*Store)(nil)
-	_ store.BulkLinkLoader    = (*Store)(nil)
-	_ store.BulkNodeLoader    = (*Store)(nil)
-	_ store.Databases         = (*Store)(nil)
-	_ store.Checker           = (*Store)(nil)
-	_ store.Sessions          = (*Store)(nil)
-	_ store.SchemaCreator     = (*Store)(nil)
-	_ store.Contents          = (*Store)(nil)
-	_ store.CounterSource     = (*Store)(nil)
-	_ store.ServerDescriber   = (*Store)(nil)
-	_ store.ConnectionLimiter = (*Store)(nil)
-	_ store.IdleCloser        = (*Store)(nil)
-	_ store.Session           = (*Session)(nil)
-	_ store.BulkLinkLoader    = (*Session)(nil)
-	_ store.BulkNodeLoader    = (*Session)(nil)
-)
+// The Store and Session implement every interface of a SQL store
+// (sqlstore.StoreType, sqlstore.Session).
+var _ = sqlstore.Implements[*Store, *Session]

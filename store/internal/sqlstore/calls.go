@@ -126,3 +126,23 @@ func (e *Engine) CheckBulk(counts []store.LinkCount, nodes []store.Node) (maxID 
 	}
 	return maxID, nil
 }
+
+// WriteNode runs call o, UpdateNode or DeleteNode of node id: write (an
+// attempt) runs the statement that matches the node by its key and type
+// and returns the rows it affected. found reports one row; more is an
+// error.
+func (c *Calls) WriteNode(ctx context.Context, o Op, id int64, write func() (affected int64, err error)) (found bool, err error) {
+	err = c.Run(ctx, o, true, func(int) error {
+		k, err := write()
+		if err == nil && k > 1 {
+			what := "update"
+			if o == OpDeleteNode {
+				what = "delete"
+			}
+			err = fmt.Errorf("%s of node %d affected %d rows", what, id, k)
+		}
+		found = k == 1
+		return err
+	})
+	return found && err == nil, err
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -101,4 +102,17 @@ func configOf(o any) Config {
 		RetryBackoff: time.Duration(num("RetryBackoff")), RetryMaxBackoff: time.Duration(num("RetryMaxBackoff")),
 		Logger: log,
 	}
+}
+
+// CheckName reports whether s can name a database or table on a server
+// that takes names of 1..maxLen units (its unit: "bytes", "characters")
+// without any byte of forbidden (described as what in the error).
+func CheckName(s string, maxLen int, unit, forbidden, what string) error {
+	if s == "" || len(s) > maxLen {
+		return fmt.Errorf("name %q: want 1..%d %s", s, maxLen, unit)
+	}
+	if strings.ContainsAny(s, forbidden) {
+		return fmt.Errorf("name %q: contains %s", s, what)
+	}
+	return nil
 }

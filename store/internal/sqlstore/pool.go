@@ -316,3 +316,25 @@ func (p *Pool[S]) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
 	})
 	return err
 }
+
+// StoreType is what the Store of a SQL store implements: the store, its
+// bulk loads, databases, checks and sessions, and the capabilities of a
+// store on a database server.
+type StoreType interface {
+	store.Store
+	store.BulkLinkLoader
+	store.BulkNodeLoader
+	store.Databases
+	store.Checker
+	store.Sessions
+	store.SchemaCreator
+	store.Contents
+	store.CounterSource
+	store.ServerDescriber
+	store.ConnectionLimiter
+	store.IdleCloser
+}
+
+// Implements is a compile-time check that S and T are the Store and the
+// Session of a SQL store: var _ = sqlstore.Implements[*Store, *Session].
+func Implements[S StoreType, T Session]() {}
