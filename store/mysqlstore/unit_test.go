@@ -191,3 +191,27 @@ func TestCreateTablesDDL(t *testing.T) {
 		t.Errorf("partitioned comment %q", got)
 	}
 }
+
+// TestLocalServer: a server reached through a unix socket or a loopback
+// address runs on this host (its datadir and pid file are sampled).
+func TestLocalServer(t *testing.T) {
+	for _, c := range []struct {
+		dsn  string
+		want bool
+	}{
+		{"u:p@tcp(127.0.0.1:3306)/", true},
+		{"u:p@tcp(localhost:3307)/", true},
+		{"u:p@tcp([::1]:3306)/", true},
+		{"u:p@unix(/run/mysqld/mysqld.sock)/", true},
+		{"u:p@tcp(10.0.0.5:3306)/", false},
+		{"u:p@tcp(db.example.com:3306)/", false},
+	} {
+		cfg, err := mysql.ParseDSN(c.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := local(cfg.Net, cfg.Addr); got != c.want {
+			t.Errorf("local(%s) = %v, want %v", c.dsn, got, c.want)
+		}
+	}
+}

@@ -13,9 +13,11 @@ import (
 // Register registers a SQL store with package store under name and its
 // aliases (store.Register): the opener takes the driver options as an O
 // or a *O (nil: the zero O, the store's defaults), sets their DSN field to
-// the DSN and their Logger field to the logger when those are given, and
-// opens the store with open. O is a struct with a string field DSN and a
-// *slog.Logger field Logger.
+// the DSN and their Logger field to the logger when those are given, their
+// Database or Schema field, when empty, to the database asked for
+// (store.WithDatabase), and opens the store with open. O is a struct with
+// a string field DSN, a *slog.Logger field Logger, and a string field
+// Database or Schema.
 func Register[O any, S store.Store](name string, open func(context.Context, O) (S, error), aliases ...string) {
 	store.Register(name, func(ctx context.Context, dsn string, oo store.OpenOptions) (store.Store, error) {
 		var o O
@@ -34,6 +36,11 @@ func Register[O any, S store.Store](name string, open func(context.Context, O) (
 		}
 		if oo.Logger != nil {
 			f.FieldByName("Logger").Set(reflect.ValueOf(oo.Logger))
+		}
+		for _, name := range []string{"Database", "Schema"} {
+			if db := f.FieldByName(name); oo.Database != "" && db.IsValid() && db.String() == "" {
+				db.SetString(oo.Database)
+			}
 		}
 		s, err := open(ctx, o)
 		if err != nil {
