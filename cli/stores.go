@@ -246,13 +246,6 @@ func counterDelta(before, after map[string]int64) []stats.Counter {
 	return out
 }
 
-// isBuiltinStore reports whether name is one of the stores this tool is
-// built with.
-func isBuiltinStore(name string) bool {
-	_, ok := builtinStore(name)
-	return ok
-}
-
 // isServerStore reports whether name (or an alias of it) is a built-in
 // store on a database server (see builtin.server).
 func isServerStore(name string) bool {

@@ -112,7 +112,20 @@
 // counted per operation and per error number (Counters). A write that
 // returns nil is committed. An error that outlives the retries is returned
 // wrapped in a *store.TransientError; any other server error is returned
-// wrapped so that errors.As finds the *mysql.MySQLError.
+// wrapped so that errors.As finds the *mysql.MySQLError (an unknown
+// database or table, 1049 or 1146, also matches store.ErrNoSchema).
+//
+// # The engine and the dialect
+//
+// The store runs on the engine it shares with package pgstore
+// (store/internal/sqlstore): the retry loop, the options every SQL store
+// has and their defaults, the counters, the Store's session-borrowing
+// methods, the database views, the context watch of a session and the
+// registration. This package is MySQL's dialect of it: the statements and
+// DDL, the error numbers sorted into the engine's classes (retry: 1213,
+// 1205; connection: 1053, 1927, 4031, 2006, 2013 and lost sockets), the
+// multi-row bulk INSERTs, the sessions' two connections and their
+// transport, and KILL of abandoned statements.
 package mysqlstore
 
 import (
@@ -340,6 +353,24 @@ func quoteIdent(s string) string { return "`" + s + "`" }
 // store.IdleCloser), and is safe for concurrent use. The Store returned by
 // Open serves Options.Database; Database returns Stores serving other
 // databases over the same connection pool.
+//
+// The methods the Store shares with the other SQL store come from the
+// engine they both run on (package store/internal/sqlstore), and go doc
+// does not list them: the store.Store and bulk-load methods (AddLink, ...,
+// AddBulkNodes), each run on a session borrowed for the call (at most
+// Options.MaxConns at once; more wait), and
+//
+//	Database(ctx context.Context, name string) (store.Store, error)
+//	Warm(ctx context.Context, n int) error
+//	Counters() []Counter
+//	CloseIdle()
+//
+// Database returns the Store of another database (the same one for the
+// same name; it neither checks nor creates it; errors: an invalid name,
+// ctx's, store.ErrClosed). Warm connects up to n of the borrowed sessions
+// ahead of a measured run, Options.WarmParallelism at a time. Counters
+// returns the non-zero counters (see Counter), CloseIdle closes the idle
+// borrowed sessions of every database (they reconnect when needed).
 type Store struct {
 	*pool // the Store's own methods, each on a session borrowed for the call
 	c     *shared

@@ -116,6 +116,19 @@
 // anything: CreateSchema, DropSchema, CreateSecondaryIndex and
 // DropSecondaryIndex are the only methods that run DDL (ResetNodeStore
 // truncates the node table, as LinkBench does).
+//
+// # The engine and the dialect
+//
+// The store runs on the engine it shares with package mysqlstore
+// (store/internal/sqlstore): the retry loop, the options every SQL store
+// has and their defaults, the counters, the Store's session-borrowing
+// methods, the schema views, the context watch of a session and the
+// registration. This package is PostgreSQL's dialect of it: the
+// statements and DDL, the SQLSTATEs sorted into the engine's classes
+// (retry: 40001, 40P01; connection: class 08, 57P01..57P03, FATAL and lost
+// sockets; 42P01 and 3F000 also match store.ErrNoSchema), the COPY bulk
+// path, and the session's connection with its prepared statements and
+// batches.
 package pgstore
 
 import (
@@ -389,6 +402,25 @@ func quoteIdent(s string) string { return `"` + s + `"` }
 // store.IdleCloser), and is safe for concurrent use. The Store returned by
 // Open serves Options.Schema; Database returns Stores serving other
 // schemas of the same database.
+//
+// The methods the Store shares with the other SQL store come from the
+// engine they both run on (package store/internal/sqlstore), and go doc
+// does not list them: the store.Store and bulk-load methods (AddLink, ...,
+// AddBulkNodes), each run on a session borrowed for the call (at most
+// Options.MaxConns at once; more wait), and
+//
+//	Database(ctx context.Context, name string) (store.Store, error)
+//	Warm(ctx context.Context, n int) error
+//	Counters() []Counter
+//	CloseIdle()
+//	Close() error
+//
+// Database returns the Store of another schema (the same one for the
+// same name; it neither checks nor creates it; errors: an invalid name,
+// ctx's, store.ErrClosed). Warm connects up to n of the borrowed sessions
+// ahead of a measured run, Options.WarmParallelism at a time. Counters
+// returns the non-zero counters (see Counter), CloseIdle closes the idle
+// borrowed sessions of every schema (they reconnect when needed).
 type Store struct {
 	*pool // the Store's own methods, each on a session borrowed for the call
 	c     *shared

@@ -29,9 +29,6 @@ func (c *Calls) Init(e *Engine, db string, rearm, interrupt func()) {
 // Watch returns the session's context watch.
 func (c *Calls) Watch() *Watch { return &c.w }
 
-// Closed reports whether the session was closed.
-func (c *Calls) Closed() bool { return c.closed }
-
 // Close marks the session closed and stops its watch, running f under the
 // watch's lock with whether the context had fired (see Watch.Stop). It
 // reports whether this call closed it (false: it was closed already).

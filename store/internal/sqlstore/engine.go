@@ -27,7 +27,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -350,14 +349,4 @@ func (e *Engine) classed(err error, key string) error {
 		return err
 	}
 	return &classedError{error: err, class: e.d.ClassPrefix + " " + key}
-}
-
-// ErrorClass returns the report class of err as a failed call of this
-// engine's stores would carry it ("" when it has none).
-func ErrorClass(err error) string {
-	var c *classedError
-	if errors.As(err, &c) {
-		return c.class
-	}
-	return ""
 }

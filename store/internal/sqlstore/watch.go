@@ -27,9 +27,6 @@ type Watch struct {
 // Current reports whether the watch follows ctx already.
 func (w *Watch) Current(ctx context.Context) bool { return ctx == w.ctx }
 
-// Context returns the context the watch follows (nil before Follow).
-func (w *Watch) Context() context.Context { return w.ctx }
-
 // Follow makes the watch follow ctx instead of the previous context: when
 // the previous one had fired, rearm runs first (under the lock: make the
 // idle connections usable again); when ctx is done, interrupt runs (under
