@@ -565,18 +565,21 @@ func (r *runner) check() error {
 		return err
 	}
 	r.storeName = name
-	builtin := isBuiltinStore(name)
-	if name != "mysql" && name != "postgres" && (builtin && o.dsn != "" || o.createSchema || o.deferIndex) {
-		return usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store mysql or postgres (the store is %s)", name)}
+	// The built-in stores' flags are checked here; those of a store of
+	// another package, once it is open, against its capabilities
+	// (openedStore.checkCapabilities).
+	b, builtin := builtinStore(name)
+	if builtin && !b.server && (o.dsn != "" || o.createSchema || o.deferIndex) {
+		return usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store %s (the store is %s)", serverStores(), name)}
 	}
-	if name != "postgres" && (o.isolation != "" || o.dialect != "") {
+	if !b.pgFlags && (o.isolation != "" || o.dialect != "") {
 		return usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)}
 	}
 	if o.verify && name == "discard" {
 		return usageError{errors.New("-verify: the discard store keeps nothing to verify")}
 	}
-	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
-		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)}
+	if o.verify && !o.load && !o.req && builtin && !b.server {
+		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store %s", name, serverStores())}
 	}
 	if (o.steps > 1 || len(o.sweep) > 0) && !o.req {
 		return usageError{errors.New("-steps and -D requesters=a,b,... need the request phase (-r)")}
@@ -589,15 +592,8 @@ func (r *runner) check() error {
 	if err := linkbench.Check(*cfg, o.req); err != nil {
 		return usageError{err}
 	}
-	switch name {
-	case "mysql":
-		if _, err := mysqlOptions(o, cfg); err != nil {
-			return err
-		}
-	case "postgres":
-		if _, err := pgOptions(o, cfg); err != nil {
-			return err
-		}
+	if b.options != nil {
+		return b.options(o, cfg)
 	}
 	return nil
 }
@@ -884,11 +880,10 @@ func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *resu
 	// Each loader and requester opens its own session (connections)
 	// before the measured window. The sessions the store's own methods
 	// used before (its check at Open, preflight's queries) are idle
-	// through the phase: PostgreSQL's are closed, so that the server
-	// holds only the workers' backends. (MySQL's *sql.DB keeps its idle
-	// connections, which its checks reuse.)
-	if r.st.pg != nil {
-		r.st.pg.CloseIdle()
+	// through the phase: they are closed, so that the server holds only
+	// the workers' connections (store.IdleCloser).
+	if ic, ok := store.AsIdleCloser(r.st.Store); ok {
+		ic.CloseIdle()
 	}
 	before := r.st.counters()
 	var rep *stats.Report
@@ -1095,7 +1090,7 @@ func clientProcs(n int, storeName string) string {
 		why = "Go's default"
 	case os.Getenv("GOMAXPROCS") != "":
 		why = "the GOMAXPROCS environment variable"
-	case storeName == "mysql" || storeName == "postgres":
+	case isServerStore(storeName):
 		runtime.GOMAXPROCS(max(1, runtime.NumCPU()/4))
 		why = fmt.Sprintf("auto for a database server store: max(1, %d CPUs/4)", runtime.NumCPU())
 	default:

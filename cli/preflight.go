@@ -11,31 +11,28 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/linkbench-go/linkbench/linkbench"
+	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
 // preflight runs the checks that need the store, after it is open and
 // before anything is created or written: the memory a load into the
-// in-memory store needs, the connections the phases open on a MySQL
-// server, and, for a request phase without a load, that the graph is
-// there. Its refusals are usage errors (exit status 2).
+// in-memory store needs, the flags the store's capabilities serve, the
+// connections the phases open on a database server (a store with
+// store.ConnectionLimiter), and, for a request phase without a load, that
+// the graph is there. Its refusals are usage errors (exit status 2).
 func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *openedStore) error {
 	if st.name == "memory" && o.load {
 		if err := checkMemory(cfg); err != nil {
 			return err
 		}
 	}
-	switch {
-	case st.mysql != nil:
-		if err := checkConnections(ctx, o, cfg, st.mysql, mysqlServer); err != nil {
-			return err
-		}
-	case st.pg != nil:
-		if err := checkConnections(ctx, o, cfg, st.pg, pgServer); err != nil {
+	if err := st.checkCapabilities(o); err != nil {
+		return err
+	}
+	if l, ok := store.AsConnectionLimiter(st.Store); ok {
+		if err := checkConnections(ctx, o, cfg, l, st.name); err != nil {
 			return err
 		}
 	}
@@ -82,17 +79,10 @@ func preflight(ctx context.Context, o *options, cfg *linkbench.Config, st *opene
 	return nil
 }
 
-// missingSchema reports whether err is MySQL's unknown database (1049) or
-// unknown table (1146), or PostgreSQL's undefined table (42P01) or
-// invalid schema name (3F000).
-func missingSchema(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number == 1049 || me.Number == 1146
-	}
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000")
-}
+// missingSchema reports whether err says the database has no LinkBench
+// tables (the stores wrap such errors with store.ErrNoSchema: MySQL's
+// unknown database or table, PostgreSQL's undefined table or schema).
+func missingSchema(err error) bool { return errors.Is(err, store.ErrNoSchema) }
 
 // located returns a *ConfigError for key with the value and reason,
 // naming where the key was set.
@@ -263,30 +253,11 @@ func machineMemory() (int64, string) {
 	return total, src
 }
 
-// connectionLimiter is a SQL store that tells its server's connection
-// limit and the connections open on it.
-type connectionLimiter interface {
-	ConnectionLimit(ctx context.Context) (limit, connected int64, err error)
-}
-
-// serverKind is what checkConnections says of a server: its name, the
-// connections a session holds, and what its limit is.
-type serverKind struct {
-	name      string
-	perWorker int64
-	limit     string
-}
-
-var (
-	mysqlServer = serverKind{"MySQL", 2, "max_connections"}
-	pgServer    = serverKind{"PostgreSQL", 1, "max_connections - superuser_reserved_connections"}
-)
-
 // checkConnections refuses phases whose sessions do not fit in the
 // connections the server still accepts: each loader (and the node loader)
-// or requester opens a session per database, of two connections on
-// MySQL, one on PostgreSQL.
-func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s connectionLimiter, k serverKind) error {
+// or requester opens a session per database, of the connections the
+// store says a session holds (two on MySQL, one on PostgreSQL).
+func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, l store.ConnectionLimiter, name string) error {
 	type phase struct {
 		on      bool
 		key     string
@@ -304,13 +275,18 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 	if !phases[0].on && !phases[1].on {
 		return nil
 	}
-	limit, connected, err := s.ConnectionLimit(ctx)
+	k, err := l.Connections(ctx)
 	if err != nil {
-		return fmt.Errorf("%s store: %w", strings.ToLower(k.name), err)
+		if k.Server != "" {
+			name = strings.ToLower(k.Server)
+		}
+		return fmt.Errorf("%s store: %w", name, err)
 	}
+	k.PerSession = max(k.PerSession, 1)
+	limit, connected := k.Limit, k.Connected
 	free := limit - connected
 	for _, p := range phases {
-		need := int64(p.workers) * int64(cfg.DBCount) * k.perWorker
+		need := int64(p.workers) * int64(cfg.DBCount) * k.PerSession
 		if !p.on || need <= free {
 			continue
 		}
@@ -321,7 +297,7 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, s 
 		return located(cfg, p.key, value, fmt.Sprintf(
 			"the %s needs %d connections to the %s server (%d per worker and database: %d workers, %d databases), "+
 				"and it accepts %d more (%s = %d, %d connected): lower %s, or raise the server's max_connections",
-			p.what, need, k.name, k.perWorker, p.workers, cfg.DBCount, max(free, 0), k.limit, limit, connected, p.key))
+			p.what, need, k.Server, k.PerSession, p.workers, cfg.DBCount, max(free, 0), k.LimitName, limit, connected, p.key))
 	}
 	return nil
 }

@@ -288,24 +288,6 @@ func TestStepsAndSweep(t *testing.T) {
 	}
 }
 
-func TestLocalServer(t *testing.T) {
-	for _, c := range []struct {
-		dsn  string
-		want bool
-	}{
-		{"u:p@tcp(127.0.0.1:3306)/", true},
-		{"u:p@tcp(localhost:3307)/", true},
-		{"u:p@tcp([::1]:3306)/", true},
-		{"u:p@unix(/run/mysqld/mysqld.sock)/", true},
-		{"u:p@tcp(10.0.0.5:3306)/", false},
-		{"u:p@tcp(db.example.com:3306)/", false},
-	} {
-		if got := mysqlLocal(&options{dsn: c.dsn}, nil); got != c.want {
-			t.Errorf("mysqlLocal(%s) = %v, want %v", c.dsn, got, c.want)
-		}
-	}
-}
-
 // TestResultFileGuards: -steps is bounded, a sweep names each value once,
 // and a run does not overwrite an earlier run's result file unless
 // -overwrite is given; each refusal is a usage error (exit 2) before

@@ -2,31 +2,23 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
-	"github.com/linkbench-go/linkbench/store/discard"
-	"github.com/linkbench-go/linkbench/store/memstore"
-	"github.com/linkbench-go/linkbench/store/mysqlstore"
-	"github.com/linkbench-go/linkbench/store/pgstore"
 )
-
-// builtinStores are the stores this tool is built with, in the order its
-// messages list them; a build that imports another store's package (whose
-// init calls store.Register) can use that one too.
-var builtinStores = []string{memstore.Name, discard.Name, mysqlstore.Name, pgstore.Name}
 
 // storeNames lists the stores registered with the store package: the
 // built-in ones first.
 func storeNames() string {
-	names := slices.Clone(builtinStores)
+	var names []string
+	for _, b := range builtins {
+		names = append(names, b.name)
+	}
 	for _, n := range store.Drivers() {
 		if !slices.Contains(names, n) {
 			names = append(names, n)
@@ -45,7 +37,7 @@ func storeName(o *options, cfg *linkbench.Config) (string, error) {
 		name, key = cfg.Store.LinkStore, "linkstore"
 	}
 	if name == "" {
-		return memstore.Name, nil
+		return builtins[0].name, nil
 	}
 	if reg, ok := store.Lookup(name); ok {
 		return reg, nil
@@ -59,61 +51,6 @@ type openedStore struct {
 	name  string // the registered name: memory, discard, mysql, postgres or another
 	desc  string // for the report: never contains a password
 	close func() error
-	mysql *mysqlstore.Store // nil for the other stores
-	pg    *pgstore.Store    // nil for the other stores
-}
-
-// mysqlOptions builds the MySQL store's options from -dsn or LinkBench's
-// host, port, user, password keys, and the table, prefix and engine keys.
-// Errors are usage errors (exit status 2): a malformed DSN, an unknown
-// engine.
-func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error) {
-	opts := mysqlstore.Options{
-		DSN:             o.dsn,
-		Host:            cfg.Store.Host,
-		Port:            cfg.Store.Port,
-		User:            cfg.Store.User,
-		Password:        cfg.Store.Password,
-		DBPrefix:        cfg.DBPrefix,
-		Database:        cfg.DBPrefix + "0",
-		LinkTable:       cfg.Store.LinkTable,
-		CountTable:      cfg.Store.CountTable,
-		NodeTable:       cfg.Store.NodeTable,
-		BulkInsertCount: cfg.BulkInsertCount,
-		// A connection per loader, the node loader and every requester.
-		MaxConns:          max(cfg.Loaders+1, cfg.Requesters, 1) + 2,
-		DisableBinlogLoad: cfg.Store.DisableBinlogLoad,
-		Logger:            cfg.Logger,
-	}
-	if opts.Password == "" {
-		// The MySQL client's variable: a password kept out of the
-		// command line (paired passes it so).
-		opts.Password = os.Getenv("MYSQL_PWD")
-	}
-	if o.dsn != "" {
-		if _, err := mysql.ParseDSN(o.dsn); err != nil {
-			return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, cfg.Store.Password))}
-		}
-	}
-	if cfg.Store.DBID != "" {
-		// The original benchmark's dbid key names its single database.
-		opts.Database = cfg.Store.DBID
-	}
-	engine := cfg.Store.Engine
-	if engine == "" {
-		engine = "innodb"
-	}
-	e, err := mysqlstore.ParseEngine(engine)
-	if err != nil {
-		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb, rocksdb or myrocks"}}
-	}
-	opts.Engine = e
-	if e == mysqlstore.RocksDB {
-		// MyRocks LinkBench runs use READ COMMITTED (reference §3.1): in
-		// REPEATABLE READ, MyRocks reports snapshot conflicts as deadlocks.
-		opts.Isolation = "READ COMMITTED"
-	}
-	return opts, nil
 }
 
 // redact removes the password and the DSN from a message: the DSN is
@@ -122,17 +59,11 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 // not mangle every message that happens to contain its letters).
 func redact(msg, dsn, password string) string {
 	if dsn != "" {
-		redacted := mysqlstore.RedactDSN(dsn)
-		if isPostgresDSN(dsn) {
-			redacted = pgstore.RedactDSN(dsn)
-		}
+		redacted, passwords := redactDSN(dsn)
 		msg = strings.ReplaceAll(msg, dsn, redacted)
 		// Whichever store the DSN is for, every password it may hold is
 		// masked.
-		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
-			msg = maskToken(msg, cfg.Passwd)
-		}
-		if pw := pgDSNPassword(dsn); pw != "" {
+		for _, pw := range passwords {
 			msg = maskToken(msg, pw)
 		}
 	}
@@ -170,57 +101,27 @@ func isWordByte(c byte) bool {
 }
 
 // openStore opens the store registered as name through the store
-// registry (store.Open): the SQL stores with the options the keys and
+// registry (store.Open): a built-in one with the options the keys and
 // flags give, any other with -dsn.
 func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Config) (*openedStore, error) {
-	switch name {
-	case memstore.Name, discard.Name:
+	if b, ok := builtinStore(name); ok {
+		if b.open != nil {
+			s, desc, err := b.open(ctx, o, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
+		}
 		s, err := store.Open(ctx, name, "")
 		if err != nil {
 			return nil, err
 		}
-		desc := "memory (in-process reference store)"
-		if name == discard.Name {
-			desc = "discard (stores nothing)"
-		}
-		return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
-	case mysqlstore.Name:
-		opts, err := mysqlOptions(o, cfg)
-		if err != nil {
-			return nil, err
-		}
-		st, err := store.Open(ctx, name, "", store.WithDriverOptions(opts))
-		if err != nil {
-			return nil, fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
-		}
-		s := st.(*mysqlstore.Store)
-		if err := checkTableEngines(ctx, s, opts, cfg); err != nil {
-			s.Close()
-			return nil, err
-		}
-		where := mysqlstore.RedactDSN(o.dsn)
-		if o.dsn == "" {
-			where = fmt.Sprintf("%s@%s:%d", opts.User, opts.Host, opts.Port)
-		}
-		return &openedStore{Store: s, name: name, mysql: s, close: s.Close,
-			desc: fmt.Sprintf("mysql %s engine=%s databases=%s0..%s%d", where, opts.Engine, cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
-	case pgstore.Name:
-		opts, err := pgOptions(o, cfg)
-		if err != nil {
-			return nil, err
-		}
-		st, err := store.Open(ctx, name, "", store.WithDriverOptions(opts))
-		if err != nil {
-			return nil, fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
-		}
-		s := st.(*pgstore.Store)
-		return &openedStore{Store: s, name: name, pg: s, close: s.Close,
-			desc: fmt.Sprintf("postgres %s dialect=%s isolation=%s schemas=%s0..%s%d", s.DSN(), opts.Dialect,
-				strings.ToLower(strings.ReplaceAll(s.Isolation(), " ", "-")), cfg.DBPrefix, cfg.DBPrefix, cfg.DBCount-1)}, nil
+		return &openedStore{Store: s, name: name, desc: b.desc, close: func() error { return store.Close(s) }}, nil
 	}
-	// A store of another package registered by name: it gets -dsn and the
-	// log. The DSN is never printed (it may hold a password).
-	s, err := store.Open(ctx, name, o.dsn, store.WithLogger(cfg.Logger))
+	// A store of another package registered by name: it gets -dsn, the
+	// log and the name of the run's first database. The DSN is never
+	// printed (it may hold a password).
+	s, err := store.Open(ctx, name, o.dsn, store.WithLogger(cfg.Logger), store.WithDatabase(cfg.DatabaseNames()[0]))
 	if err != nil {
 		// Its DSN's form is the store's own: the message never repeats it.
 		msg := err.Error()
@@ -236,36 +137,39 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 	return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
 }
 
-// databaseNames returns the names of the run's databases (MySQL
-// databases, PostgreSQL schemas).
-func databaseNames(cfg *linkbench.Config) []string {
-	if cfg.DBCount == 1 && cfg.Store.DBID != "" {
-		return []string{cfg.Store.DBID}
+// checkCapabilities refuses, once the store is open, the flags its
+// capabilities do not serve (the built-in stores are checked before it is
+// opened): -create-schema and -defer-index need store.SchemaCreator,
+// -verify alone needs a store whose data outlives a run (store.Contents).
+func (s *openedStore) checkCapabilities(o *options) error {
+	if _, ok := store.AsSchemaCreator(s.Store); !ok && (o.createSchema || o.deferIndex) {
+		return usageError{fmt.Errorf("-create-schema and -defer-index need a store that creates its tables (store.SchemaCreator): the %s store does not", s.name)}
 	}
-	names := make([]string, cfg.DBCount)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", cfg.DBPrefix, i)
+	if _, ok := store.AsContents(s.Store); !ok && o.verify && !o.load && !o.req {
+		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store %s", s.name, serverStores())}
 	}
-	return names
+	return nil
 }
 
-// createSchema creates the databases and tables (IF NOT EXISTS) for every
-// database of the run.
-func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, deferIndex bool) error {
-	if s.pg != nil {
-		for _, db := range databaseNames(cfg) {
-			if err := s.pg.CreateSchema(ctx, db, pgstore.SchemaOptions{IfNotExists: true, DeferSecondaryIndex: deferIndex}); err != nil {
-				return fmt.Errorf("create schema %s: %w", db, err)
-			}
-		}
-		return nil
+// database returns the store serving database name of the run: s itself
+// when s serves one database (without store.Databases).
+func (s *openedStore) database(ctx context.Context, name string) (store.Store, error) {
+	if dbs, ok := store.AsDatabases(s.Store); ok {
+		return dbs.Database(ctx, name)
 	}
-	if s.mysql == nil {
+	return s.Store, nil
+}
+
+// createSchema creates the databases and tables (if missing) of every
+// database of the run (Config.DatabaseNames), when the store creates its
+// schema (store.SchemaCreator).
+func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, deferIndex bool) error {
+	sc, ok := store.AsSchemaCreator(s.Store)
+	if !ok {
 		return nil // the embedded stores need no schema
 	}
-	for i := range cfg.DBCount {
-		db := fmt.Sprintf("%s%d", cfg.DBPrefix, i)
-		if err := s.mysql.CreateSchema(ctx, db, mysqlstore.SchemaOptions{IfNotExists: true, DeferSecondaryIndex: deferIndex}); err != nil {
+	for _, db := range cfg.DatabaseNames() {
+		if err := sc.EnsureSchema(ctx, db, store.SchemaOptions{DeferIndex: deferIndex}); err != nil {
 			return fmt.Errorf("create schema %s: %w", db, err)
 		}
 	}
@@ -274,75 +178,52 @@ func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, d
 
 // createSecondaryIndex adds id1_type after a load made with -defer-index.
 func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.Config) error {
-	if s.pg != nil {
-		for _, db := range databaseNames(cfg) {
-			if err := s.pg.CreateSecondaryIndex(ctx, db, pgstore.SchemaOptions{IfNotExists: true}); err != nil {
-				return fmt.Errorf("create index id1_type in %s: %w", db, err)
-			}
-		}
+	sc, ok := store.AsSchemaCreator(s.Store)
+	if !ok {
 		return nil
 	}
-	if s.mysql == nil {
-		return nil
-	}
-	for i := range cfg.DBCount {
-		db := fmt.Sprintf("%s%d", cfg.DBPrefix, i)
-		if err := s.mysql.CreateSecondaryIndex(ctx, db); err != nil {
+	for _, db := range cfg.DatabaseNames() {
+		if err := sc.CreateDeferredIndex(ctx, db); err != nil {
 			return fmt.Errorf("create index id1_type in %s: %w", db, err)
 		}
 	}
 	return nil
 }
 
-// hasData reports whether a MySQL database of the run already holds a
-// graph, and which (the embedded stores start empty).
+// hasData reports whether a database of the run already holds a graph,
+// and which, for a store whose data outlives a run (store.Contents; the
+// embedded stores start empty). A missing schema is an error wrapping
+// store.ErrNoSchema.
 func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (string, bool, error) {
-	if s.pg != nil {
-		for _, db := range databaseNames(cfg) {
-			v, err := s.pg.Database(ctx, db)
-			if err != nil {
-				return "", false, err
-			}
-			full, err := v.(*pgstore.Store).HasData(ctx)
-			if err != nil || full {
-				return db, full, err
-			}
-		}
+	if _, ok := store.AsContents(s.Store); !ok {
 		return "", false, nil
 	}
-	if s.mysql == nil {
-		return "", false, nil
-	}
-	dbs := []*mysqlstore.Store{s.mysql}
-	for i := 1; i < cfg.DBCount; i++ {
-		v, err := s.mysql.Database(ctx, fmt.Sprintf("%s%d", cfg.DBPrefix, i))
+	for _, db := range cfg.DatabaseNames() {
+		v, err := s.database(ctx, db)
 		if err != nil {
 			return "", false, err
 		}
-		dbs = append(dbs, v.(*mysqlstore.Store))
-	}
-	for _, db := range dbs {
-		full, err := db.HasData(ctx)
+		c, ok := store.AsContents(v)
+		if !ok {
+			return "", false, fmt.Errorf("database %s: the %s store's view of it cannot tell its contents: %w", db, s.name, errors.ErrUnsupported)
+		}
+		full, err := c.HasData(ctx)
 		if err != nil || full {
-			return db.Name(), full, err
+			return db, full, err
 		}
 	}
 	return "", false, nil
 }
 
-// counters returns the store's event counters (retries, errors by number).
+// counters returns the store's event counters (retries, errors by number),
+// nil for a store without them (store.CounterSource).
 func (s *openedStore) counters() map[string]int64 {
-	m := map[string]int64{}
-	if s.pg != nil {
-		for _, c := range s.pg.Counters() {
-			m[c.Name] = c.Value
-		}
-		return m
-	}
-	if s.mysql == nil {
+	cs, ok := store.AsCounterSource(s.Store)
+	if !ok {
 		return nil
 	}
-	for _, c := range s.mysql.Counters() {
+	m := map[string]int64{}
+	for _, c := range cs.Counters() {
 		m[c.Name] = c.Value
 	}
 	return m
@@ -354,7 +235,7 @@ func counterDelta(before, after map[string]int64) []stats.Counter {
 	var out []stats.Counter
 	for name, v := range after {
 		d := v - before[name]
-		if strings.HasPrefix(name, "max_retries.") {
+		if strings.HasPrefix(name, "max_") {
 			d = v
 		}
 		if d != 0 {
@@ -365,28 +246,12 @@ func counterDelta(before, after map[string]int64) []stats.Counter {
 	return out
 }
 
-// checkTableEngines refuses a run on existing link tables whose engine is
-// not the engine key's (default innodb): the run would be configured
-// (MyRocks runs use READ COMMITTED) and labelled by the key, not by the
-// tables. Missing tables pass (-create-schema makes them).
-func checkTableEngines(ctx context.Context, s *mysqlstore.Store, opts mysqlstore.Options, cfg *linkbench.Config) error {
-	want, table := opts.Engine, opts.LinkTable
-	if table == "" {
-		table = "linktable"
+// isServerStore reports whether name (or an alias of it) is a built-in
+// store on a database server (see builtin.server).
+func isServerStore(name string) bool {
+	if reg, ok := store.Lookup(name); ok {
+		name = reg
 	}
-	for _, db := range databaseNames(cfg) {
-		have, err := s.TableEngine(ctx, db)
-		if err != nil {
-			return err
-		}
-		if have != "" && have != want {
-			return usageError{&linkbench.ConfigError{Key: "engine", Value: strings.ToLower(string(want)),
-				Reason: fmt.Sprintf("table %s.%s is %s: set engine=%s or drop the tables", db, table, have, strings.ToLower(string(have)))}}
-		}
-	}
-	return nil
+	b, ok := builtinStore(name)
+	return ok && b.server
 }
-
-// isBuiltinStore reports whether name is one of the stores this tool is
-// built with (those take no -dsn unless they are SQL stores).
-func isBuiltinStore(name string) bool { return slices.Contains(builtinStores, name) }

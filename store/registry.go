@@ -24,6 +24,11 @@ type OpenOptions struct {
 	// mysqlstore.Options), which the DSN completes; nil means the store's
 	// defaults. An Opener refuses a value of a type it does not know.
 	Driver any
+	// Database, when not empty, names the database the returned Store
+	// serves (linkbench.Config.DatabaseNames()[0]: dbprefix0, or dbid), for
+	// a store that holds several; "" means the store's default. Stores
+	// that serve one database ignore it.
+	Database string
 }
 
 // OpenOption sets a field of OpenOptions.
@@ -34,6 +39,9 @@ func WithLogger(l *slog.Logger) OpenOption { return func(o *OpenOptions) { o.Log
 
 // WithDriverOptions sets OpenOptions.Driver.
 func WithDriverOptions(v any) OpenOption { return func(o *OpenOptions) { o.Driver = v } }
+
+// WithDatabase sets OpenOptions.Database.
+func WithDatabase(name string) OpenOption { return func(o *OpenOptions) { o.Database = name } }
 
 // javaPrefix is the package of LinkBench's store classes, which the
 // linkstore key names (com.facebook.LinkBench.LinkStoreMysql).

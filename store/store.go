@@ -14,6 +14,20 @@
 // never as an error. Implementations must be safe for concurrent use by
 // multiple goroutines: the benchmark shares one Store among all its loaders
 // and requesters.
+//
+// # Optional capabilities
+//
+// Besides Store a store may implement optional interfaces, each with a
+// Capability bit and an As... helper that finds it (a wrapper built on
+// Forward keeps them all): bulk loads (BulkLinkLoader, BulkNodeLoader),
+// several databases (Databases), consistency checks (Checker), per-worker
+// sessions (Sessions), and those of a store on a database server: schema
+// creation (SchemaCreator), whether a graph is there (Contents, with the
+// error class ErrNoSchema), counters (CounterSource), what the server is
+// (ServerDescriber), its connection limit (ConnectionLimiter) and idle
+// connections (IdleCloser). Callers ask for capabilities, never for a
+// concrete store: a store registered by another package (Register) that
+// implements them is driven as the built-in ones are.
 package store
 
 import (

@@ -1,4 +1,5 @@
-// Package testdb finds the MySQL/MariaDB servers of the database tests.
+// Package testdb finds the MySQL/MariaDB and PostgreSQL servers of the
+// database tests.
 //
 // The tests read a go-sql-driver DSN from $LINKBENCH_TEST_MYSQL_DSN (a user
 // allowed to create databases; `eval "$(bash .ci/mariadb.sh start)"` starts
@@ -7,7 +8,9 @@
 // the shell command $LINKBENCH_TEST_MYSQL_RESTART_CMD (`eval "$(bash
 // .ci/mariadb.sh start-restartable)"` sets both), so that no test running
 // beside them sees the restart; they take that server one at a time (a
-// file lock), since packages' tests run in parallel.
+// file lock), since packages' tests run in parallel. The PostgreSQL tests
+// read a URL from $LINKBENCH_TEST_PG_DSN (`eval "$(bash .ci/postgres.sh
+// start)"` sets it).
 //
 // Without its variables a test is skipped, except in CI ($LINKBENCH_CI=1,
 // which .ci/run exports), where it fails: CI starts its servers, and a test
@@ -28,6 +31,7 @@ const (
 	EnvDSN        = "LINKBENCH_TEST_MYSQL_DSN"
 	EnvRestartDSN = "LINKBENCH_TEST_MYSQL_RESTART_DSN"
 	EnvRestartCmd = "LINKBENCH_TEST_MYSQL_RESTART_CMD"
+	EnvPGDSN      = "LINKBENCH_TEST_PG_DSN"
 )
 
 // CI reports whether the tests run in CI ($LINKBENCH_CI=1).
@@ -52,6 +56,20 @@ func MySQLDSN(tb testing.TB) string {
 			" to a go-sql-driver DSN of a MariaDB/MySQL user allowed to create databases, e.g. "+
 			"`eval \"$(bash .ci/mariadb.sh start)\"` (a throwaway MariaDB with InnoDB and ROCKSDB), "+
 			"or "+EnvDSN+"='root@unix(/run/mysqld/mysqld.sock)/'")
+	}
+	return dsn
+}
+
+// PostgresDSN returns the URL of the shared PostgreSQL test database, or
+// skips (fails in CI) the test when $LINKBENCH_TEST_PG_DSN is not set.
+func PostgresDSN(tb testing.TB) string {
+	tb.Helper()
+	dsn := os.Getenv(EnvPGDSN)
+	if dsn == "" {
+		Unavailable(tb, "pgstore database tests are disabled: set "+EnvPGDSN+
+			" to the URL of a PostgreSQL database whose user may create schemas, e.g. "+
+			"`eval \"$(bash .ci/postgres.sh start)\"` (a throwaway PostgreSQL with pg_stat_statements), "+
+			"or "+EnvPGDSN+"='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'")
 	}
 	return dsn
 }

@@ -9,7 +9,7 @@
 // build the usual ones. The faults act above the store: an injected error
 // is what the benchmark sees, not something the store retries. To inject
 // errors below a store's own retries (a deadlock the MySQL store retries,
-// say), use the store's seam, such as mysqlstore.Options.Inject.
+// say), use the store's own seam (the SQL stores have one for their tests).
 //
 //	st := fault.Wrap(mem, fault.Only([]string{"GetNode"}, fault.Every(100, fault.Fault{Hang: true})))
 package fault

@@ -4,11 +4,11 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // erSpecificAccessDenied is ER_SPECIFIC_ACCESS_DENIED_ERROR (1227): a
@@ -21,7 +21,7 @@ const rowOverhead = 64
 
 // bulkKind describes one kind of bulk insert.
 type bulkKind struct {
-	o    op
+	o    sqlstore.Op
 	full int                                      // statement id of the BulkInsertCount-row statement
 	sql  func(n int) string                       // the statement for n rows
 	size func(i int) int                          // payload bytes of row i
@@ -37,10 +37,10 @@ type bulkKind struct {
 // transaction. An empty slice does nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, opAddBulkLinks)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkLinks)
 	}
 	k := bulkKind{
-		o: opAddBulkLinks, full: sBulkLinks, sql: ss.v.q.bulkLinksSQL,
+		o: sqlstore.OpAddBulkLinks, full: sBulkLinks, sql: ss.v.q.bulkLinksSQL,
 		size: func(i int) int { return len(links[i].Data) },
 		row: func(a []driver.Value, i int) []driver.Value {
 			l := &links[i]
@@ -54,17 +54,14 @@ func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInver
 // existing rows (FB's REPLACE; reference §11.2-27), with multi-row
 // statements as AddBulkLinks. An empty slice does nothing.
 func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	for i := range counts {
-		if counts[i].Count < 0 {
-			return fmt.Errorf("mysqlstore: AddBulkCounts: negative count %d for (%d, %d)",
-				counts[i].Count, counts[i].ID1, counts[i].LinkType)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(counts, nil); err != nil {
+		return err
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, opAddBulkCounts)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkCounts)
 	}
 	k := bulkKind{
-		o: opAddBulkCounts, full: sBulkCounts, sql: ss.v.q.bulkCountsSQL,
+		o: sqlstore.OpAddBulkCounts, full: sBulkCounts, sql: ss.v.q.bulkCountsSQL,
 		size: func(int) int { return 0 },
 		row: func(a []driver.Value, i int) []driver.Value {
 			c := &counts[i]
@@ -81,16 +78,14 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 // later AddNode returns a fresh id. Ids must be >= 1 (an id of 0 would ask
 // AUTO_INCREMENT for one). An empty slice does nothing.
 func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	for i := range nodes {
-		if nodes[i].ID < 1 {
-			return fmt.Errorf("mysqlstore: AddBulkNodes: node id %d < 1", nodes[i].ID)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(nil, nodes); err != nil {
+		return err
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, opAddBulkNodes)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkNodes)
 	}
 	k := bulkKind{
-		o: opAddBulkNodes, full: sBulkNodes, sql: ss.v.q.bulkNodesSQL,
+		o: sqlstore.OpAddBulkNodes, full: sBulkNodes, sql: ss.v.q.bulkNodesSQL,
 		size: func(i int) int { return len(nodes[i].Data) },
 		row: func(a []driver.Value, i int) []driver.Value {
 			n := &nodes[i]
@@ -121,7 +116,7 @@ func chunks(o *Options, k *bulkKind, n int) []chunk {
 
 func (ss *Session) bulk(ctx context.Context, k *bulkKind, n int) error {
 	cs := chunks(&ss.v.c.opts, k, n)
-	return ss.run(ctx, k.o, true, func() error {
+	return ss.calls.Run(ctx, k.o, true, func(int) error {
 		c, err := ss.bulkConn(ctx, k.o)
 		if err != nil {
 			return err
@@ -134,12 +129,12 @@ func (ss *Session) bulk(ctx context.Context, k *bulkKind, n int) error {
 
 // bulkConn returns the read connection, with the binary log off when
 // Options.DisableBinlogLoad asks for it (FB's mysql_disable_binlog_load).
-func (ss *Session) bulkConn(ctx context.Context, o op) (*conn, error) {
+func (ss *Session) bulkConn(ctx context.Context, o sqlstore.Op) (*conn, error) {
 	c, err := ss.connRaw(ctx, connRead)
 	if err != nil || !ss.v.c.opts.DisableBinlogLoad || c.binlogOff {
 		return c, err
 	}
-	if err := ss.v.inject(o, "binlog"); err != nil {
+	if err := ss.v.c.eng.Inject(o, "binlog"); err != nil {
 		return nil, err
 	}
 	if _, err := c.execText(ctx, "SET SESSION sql_log_bin=0"); err != nil {
@@ -159,7 +154,7 @@ func (ss *Session) bulkConn(ctx context.Context, o op) (*conn, error) {
 func (ss *Session) bulkOnce(ctx context.Context, c *conn, k *bulkKind, cs []chunk) error {
 	tx := len(cs) > 1
 	if tx {
-		if err := ss.v.inject(k.o, "begin"); err != nil {
+		if err := ss.v.c.eng.Inject(k.o, "begin"); err != nil {
 			return err
 		}
 		if _, err := c.execText(ctx, "BEGIN"); err != nil {
@@ -179,7 +174,7 @@ func (ss *Session) bulkOnce(ctx context.Context, c *conn, k *bulkKind, cs []chun
 	if !tx {
 		return nil
 	}
-	if err := ss.v.inject(k.o, "commit"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "commit"); err != nil {
 		if _, rerr := c.execText(ctx, "ROLLBACK"); rerr != nil {
 			ss.drop(c.kind)
 		}
@@ -206,7 +201,7 @@ func (ss *Session) bulkExec(ctx context.Context, c *conn, k *bulkKind, ch chunk)
 	if adhoc {
 		defer st.Close()
 	}
-	if err := ss.v.inject(k.o, "insert"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "insert"); err != nil {
 		return err
 	}
 	a := c.args[:0]
@@ -216,32 +211,5 @@ func (ss *Session) bulkExec(ctx context.Context, c *conn, k *bulkKind, ch chunk)
 	c.args = a
 	_, _, err = c.exec(ctx, st, a)
 	clear(a) // drop the references to the caller's payloads
-	return err
-}
-
-// AddBulkLinks runs Session.AddBulkLinks on a session borrowed for the
-// call.
-func (s *Store) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
-	_, err := with(ctx, s, opAddBulkLinks, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkLinks(ctx, links, noInverse)
-	})
-	return err
-}
-
-// AddBulkCounts runs Session.AddBulkCounts on a session borrowed for the
-// call.
-func (s *Store) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	_, err := with(ctx, s, opAddBulkCounts, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkCounts(ctx, counts)
-	})
-	return err
-}
-
-// AddBulkNodes runs Session.AddBulkNodes on a session borrowed for the
-// call.
-func (s *Store) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	_, err := with(ctx, s, opAddBulkNodes, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkNodes(ctx, nodes)
-	})
 	return err
 }

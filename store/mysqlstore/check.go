@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // NodeStats returns the number of nodes and their smallest and largest id
@@ -17,18 +17,14 @@ func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 		return store.NodeStats{}, err
 	}
 	q := "SELECT COUNT(*), COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM " + s.q.node
-	r := retrier{s: s, o: opNodeStats}
-	for {
-		var st store.NodeStats
-		err := s.c.db.QueryRowContext(ctx, q).Scan((*scanI64)(&st.Count), (*scanI64)(&st.MinID), (*scanI64)(&st.MaxID))
-		if err == nil {
-			r.done()
-			return st, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return store.NodeStats{}, err
-		}
+	var st store.NodeStats
+	err := s.c.eng.Retry(ctx, sqlstore.OpNodeStats, s.name, true, func(int) error {
+		return s.c.db.QueryRowContext(ctx, q).Scan((*scanI64)(&st.Count), (*scanI64)(&st.MinID), (*scanI64)(&st.MaxID))
+	})
+	if err != nil {
+		return store.NodeStats{}, err
 	}
+	return st, nil
 }
 
 // pairsSQL selects every (id1, link_type) with a link or a count row.
@@ -47,17 +43,14 @@ func (s *Store) CheckCounts(ctx context.Context, limit int) (mismatches []store.
 	if err := s.check(ctx, "CheckCounts"); err != nil {
 		return nil, 0, err
 	}
-	r := retrier{s: s, o: opCheckCounts}
-	for {
+	err = s.c.eng.Retry(ctx, sqlstore.OpCheckCounts, s.name, true, func(int) (err error) {
 		mismatches, checked, err = s.checkCountsOnce(ctx, limit)
-		if err == nil {
-			r.done()
-			return mismatches, checked, nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return nil, 0, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
 	}
+	return mismatches, checked, nil
 }
 
 func (s *Store) checkCountsOnce(ctx context.Context, limit int) ([]store.CountMismatch, int64, error) {
@@ -101,8 +94,9 @@ func (s *Store) checkCountsOnce(ctx context.Context, limit int) ([]store.CountMi
 
 // HasData reports whether the database this Store serves already holds
 // links, count rows or nodes, so that a load can refuse to mix a new graph
-// with an old one (LinkBench loads into empty tables). Errors: the
-// server's (a missing table included), ctx's, store.ErrClosed.
+// with an old one (LinkBench loads into empty tables; store.Contents).
+// Errors: the server's (a missing database or table wraps
+// store.ErrNoSchema), ctx's, store.ErrClosed.
 func (s *Store) HasData(ctx context.Context) (bool, error) {
 	if err := s.check(ctx, "HasData"); err != nil {
 		return false, err
@@ -114,7 +108,7 @@ func (s *Store) HasData(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return false, s.c.red.err(fmt.Errorf("mysqlstore: HasData: %w", err))
+			return false, s.c.eng.Wrap("HasData", err)
 		}
 	}
 	return false, nil

@@ -1,11 +1,11 @@
 package mysqlstore
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 	"github.com/linkbench-go/linkbench/store/storetest"
 )
 
@@ -17,20 +17,7 @@ func TestConformance(t *testing.T) {
 		// are created here, since the store never creates a database by
 		// itself.
 		names := [2]string{uniqueDB(e), uniqueDB(e)}
-		admin := newTestStore(t, e, nil)
-		ctx := context.Background()
-		for _, n := range names {
-			if err := admin.CreateSchema(ctx, n, SchemaOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				if err := admin.DropSchema(ctx, n); err != nil {
-					t.Errorf("DropSchema(%s): %v", n, err)
-				}
-			})
-		}
+		sqlstoretest.Databases(t, newTestStore(t, e, nil), names[:]...)
 		start := time.Now()
 		storetest.RunWithOptions(t, func(t *testing.T) store.Store {
 			return newTestStore(t, e, nil)

@@ -18,16 +18,12 @@ import (
 
 	"github.com/linkbench-go/linkbench/internal/testdb"
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 )
 
 // Tests against a real server ($LINKBENCH_TEST_MYSQL_DSN), on InnoDB and
 // ROCKSDB tables.
-
-const lt = store.DefaultLinkType
-
-func mkLink(id1, id2 int64, vis store.Visibility, data string, tm int64) store.Link {
-	return store.Link{ID1: id1, LinkType: lt, ID2: id2, Visibility: vis, Data: []byte(data), Time: tm}
-}
 
 func mustCount(t *testing.T, s *Store, id1, linkType, want int64) {
 	t.Helper()
@@ -458,7 +454,7 @@ func TestHotGraph(t *testing.T) {
 						l.Visibility = store.VisibilityHidden
 					}
 					var err error
-					switch r.IntN(5) {
+					switch op := r.IntN(5); op {
 					case 0, 1:
 						_, err = s.AddLink(ctx, l, true)
 					case 2:
@@ -498,34 +494,6 @@ func TestHotGraph(t *testing.T) {
 	})
 }
 
-// model is a minimal reference for sequential checks: links by key.
-type model struct {
-	links map[[3]int64]store.Link
-}
-
-func (m *model) write(l store.Link) store.WriteResult {
-	k := [3]int64{l.ID1, l.LinkType, l.ID2}
-	old, ok := m.links[k]
-	m.links[k] = l.Clone()
-	switch {
-	case !ok:
-		return store.LinkInsert
-	case old.Equal(l):
-		return store.LinkNoChange
-	}
-	return store.LinkUpdate
-}
-
-func (m *model) count(id1, typ int64) int64 {
-	var n int64
-	for k, l := range m.links {
-		if k[0] == id1 && k[1] == typ && l.Visibility == store.VisibilityDefault {
-			n++
-		}
-	}
-	return n
-}
-
 // TestInjectedDeadlocks: MySQL error 1213 injected on every 10th statement
 // loses no operation, changes no result, and is counted.
 func TestInjectedDeadlocks(t *testing.T) {
@@ -536,7 +504,7 @@ func TestInjectedDeadlocks(t *testing.T) {
 			o.RetryBackoff = time.Millisecond
 			o.RetryMaxBackoff = 4 * time.Millisecond
 			o.Logger = debugLogger(&logs)
-			o.Inject = func(string) error {
+			o.inject = func(string) error {
 				if calls.Add(1)%10 == 0 {
 					injected.Add(1)
 					return &mysql.MySQLError{Number: 1213, SQLState: [5]byte{'4', '0', '0', '0', '1'}, Message: "injected deadlock"}
@@ -544,137 +512,9 @@ func TestInjectedDeadlocks(t *testing.T) {
 				return nil
 			}
 		})
-		ctx := context.Background()
-		m := model{links: map[[3]int64]store.Link{}}
-		r := rand.New(rand.NewPCG(7, 7))
-		if err := s.ResetNodeStore(ctx, 1); err != nil {
-			t.Fatal(err)
-		}
-		nextNode := int64(1)
-		nodes := map[int64]store.Node{}
-		for i := range 800 {
-			id1, id2, typ := 1+r.Int64N(4), r.Int64N(8), lt+r.Int64N(2)
-			l := store.Link{ID1: id1, LinkType: typ, ID2: id2, Visibility: store.Visibility(r.IntN(2)),
-				Data: []byte(fmt.Sprint(r.IntN(3))), Time: r.Int64N(50)}
-			switch op := r.IntN(9); op {
-			case 0, 1:
-				want := m.write(l)
-				if got, err := s.AddLink(ctx, l, true); err != nil || got != want {
-					t.Fatalf("op %d AddLink = %v, %v; want %v", i, got, err, want)
-				}
-			case 2:
-				want := m.write(l)
-				if got, err := s.UpdateLink(ctx, l, true); err != nil || got != want {
-					t.Fatalf("op %d UpdateLink = %v, %v; want %v", i, got, err, want)
-				}
-			case 3:
-				k := [3]int64{id1, typ, id2}
-				old, want := m.links[k]
-				expunge := r.IntN(2) == 0
-				if want {
-					if expunge {
-						delete(m.links, k)
-					} else {
-						old.Visibility = store.VisibilityHidden
-						m.links[k] = old
-					}
-				}
-				if got, err := s.DeleteLink(ctx, id1, typ, id2, true, expunge); err != nil || got != want {
-					t.Fatalf("op %d DeleteLink = %v, %v; want %v", i, got, err, want)
-				}
-			case 4:
-				want, wantFound := m.links[[3]int64{id1, typ, id2}]
-				got, found, err := s.GetLink(ctx, id1, typ, id2)
-				if err != nil || found != wantFound || (found && !got.Equal(want)) {
-					t.Fatalf("op %d GetLink = %+v, %v, %v; want %+v, %v", i, got, found, err, want, wantFound)
-				}
-			case 5:
-				if got, err := s.CountLinks(ctx, id1, typ); err != nil || got != m.count(id1, typ) {
-					t.Fatalf("op %d CountLinks = %d, %v; want %d", i, got, err, m.count(id1, typ))
-				}
-			case 6:
-				got, err := s.GetLinkList(ctx, store.FullRange(id1, typ), nil)
-				if err != nil || int64(len(got)) != m.count(id1, typ) {
-					t.Fatalf("op %d GetLinkList = %d links, %v; want %d", i, len(got), err, m.count(id1, typ))
-				}
-				got, err = s.MultigetLinks(ctx, id1, typ, []int64{0, 1, 2, 3, 4, 5, 6, 7}, got[:0])
-				if err != nil {
-					t.Fatalf("op %d MultigetLinks: %v", i, err)
-				}
-				for _, l := range got {
-					if !l.Equal(m.links[[3]int64{l.ID1, l.LinkType, l.ID2}]) {
-						t.Fatalf("op %d MultigetLinks returned %+v", i, l)
-					}
-				}
-			case 7:
-				n := store.Node{Type: store.DefaultNodeType, Version: 1, Time: int32(i), Data: []byte(fmt.Sprint(i))}
-				id, err := s.AddNode(ctx, n)
-				if err != nil || id != nextNode {
-					t.Fatalf("op %d AddNode = %d, %v; want %d", i, id, err, nextNode)
-				}
-				n.ID = id
-				nodes[id] = n
-				nextNode++
-			case 8:
-				if nextNode == 1 {
-					continue
-				}
-				id := 1 + r.Int64N(nextNode-1)
-				n, want := nodes[id]
-				if r.IntN(2) == 0 {
-					n.ID, n.Version, n.Data = id, 2, []byte("u")
-					if want {
-						nodes[id] = n
-					}
-					if found, err := s.UpdateNode(ctx, n); err != nil || found != want {
-						t.Fatalf("op %d UpdateNode = %v, %v; want %v", i, found, err, want)
-					}
-				} else {
-					delete(nodes, id)
-					if found, err := s.DeleteNode(ctx, store.DefaultNodeType, id); err != nil || found != want {
-						t.Fatalf("op %d DeleteNode = %v, %v; want %v", i, found, err, want)
-					}
-				}
-			}
-		}
-		// Final state: every link and node as the model says.
-		for id1 := int64(1); id1 <= 4; id1++ {
-			for typ := lt; typ < lt+2; typ++ {
-				for id2 := range int64(8) {
-					want, wantFound := m.links[[3]int64{id1, typ, id2}]
-					got, found, err := s.GetLink(ctx, id1, typ, id2)
-					if err != nil || found != wantFound || (found && !got.Equal(want)) {
-						t.Fatalf("final GetLink(%d,%d,%d) = %+v, %v, %v; want %+v", id1, typ, id2, got, found, err, want)
-					}
-				}
-				mustCount(t, s, id1, typ, m.count(id1, typ))
-			}
-		}
-		for id := int64(1); id < nextNode; id++ {
-			want, wantFound := nodes[id]
-			got, found, err := s.GetNode(ctx, store.DefaultNodeType, id)
-			if err != nil || found != wantFound || (found && !got.Equal(want)) {
-				t.Fatalf("final GetNode(%d) = %+v, %v, %v", id, got, found, err)
-			}
-		}
-		checkCountsClean(t, s)
-		inj := injected.Load()
-		if inj < 100 {
-			t.Fatalf("only %d injected errors", inj)
-		}
-		if got := counter(s, "errors.1213"); got != inj {
-			t.Errorf("errors.1213 = %d, injected %d", got, inj)
-		}
-		if got := sumCounters(s, "retries."); got != inj {
-			t.Errorf("retries = %d, injected %d", got, inj)
-		}
-		if got := sumCounters(s, "failures."); got != 0 {
-			t.Errorf("failures = %d", got)
-		}
-		if !strings.Contains(logs.String(), "injected deadlock") {
-			t.Error("retries were not logged")
-		}
-		t.Logf("%s: %d statements, %d injected; counters %v", e, calls.Load(), inj, s.Counters())
+		sqlstoretest.RunModel(t, sqlstoretest.Model{Ops: 800, Kinds: 9, NoChange: true}, s, s)
+		sqlstoretest.CheckInjected(t, s, injected.Load(), []string{"1213"}, logs.String(), "injected deadlock")
+		t.Logf("%s: %d statements, %d injected; counters %v", e, calls.Load(), injected.Load(), s.Counters())
 	})
 }
 
@@ -686,10 +526,8 @@ func TestRetryExhausted(t *testing.T) {
 	requireEngine(t, dsn, InnoDB)
 	var fail atomic.Int32
 	s := newTestStore(t, InnoDB, func(o *Options) {
-		o.RetryAttempts = 3
-		o.RetryBackoff = time.Millisecond
-		o.RetryMaxBackoff = time.Millisecond
-		o.Inject = func(string) error {
+		o.RetryAttempts, o.RetryBackoff, o.RetryMaxBackoff = 3, time.Millisecond, time.Millisecond
+		o.inject = func(string) error {
 			switch fail.Load() {
 			case 1:
 				return &mysql.MySQLError{Number: 1213, Message: "deadlock"}
@@ -855,13 +693,13 @@ func TestWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	connected := 0
-	for range cap(s.pool.ch) {
-		ss := <-s.pool.ch
-		if ss != nil && ss.rd != nil && ss.rd.valid() {
-			connected++
+	sqlstore.Idle(s.pool, func(idle []*Session) {
+		for _, ss := range idle {
+			if ss.rd != nil && ss.rd.valid() {
+				connected++
+			}
 		}
-		defer func() { s.pool.ch <- ss }()
-	}
+	})
 	if connected != 12 {
 		t.Fatalf("after Warm(20) with MaxConns 12: %d sessions connected", connected)
 	}

@@ -1,19 +1,16 @@
 package mysqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/linkbench-go/linkbench/internal/testdb"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 )
 
 // envRequireRocksDB = 1 makes the tests fail rather than skip on a
@@ -87,79 +84,22 @@ func newTestStore(tb testing.TB, e Engine, mod func(*Options)) *Store {
 	if o.DSN == "" {
 		o.DSN = testDSN(tb)
 	}
-	ctx := context.Background()
-	s, err := Open(ctx, o)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	if err := s.CreateSchema(ctx, "", SchemaOptions{}); err != nil {
-		s.Close()
-		tb.Fatalf("CreateSchema: %v", err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := s.DropSchema(ctx, ""); err != nil {
-			tb.Errorf("DropSchema: %v", err)
-		}
-		s.Close()
-	})
-	return s
+	return sqlstoretest.Open(tb, func(ctx context.Context) (*Store, error) { return Open(ctx, o) })
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (a log sink).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// The shared helpers of the SQL stores' tests.
+type syncBuffer = sqlstoretest.SyncBuffer
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
+var (
+	debugLogger      = sqlstoretest.DebugLogger
+	mkLink           = sqlstoretest.MkLink
+	checkCountsClean = sqlstoretest.CheckCountsClean
+)
 
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// debugLogger returns a logger writing everything to buf.
-func debugLogger(buf *syncBuffer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+const lt = sqlstoretest.LT
 
 // counter returns the value of the named counter (0 when absent).
-func counter(s *Store, name string) int64 {
-	for _, c := range s.Counters() {
-		if c.Name == name {
-			return c.Value
-		}
-	}
-	return 0
-}
+func counter(s *Store, name string) int64 { return sqlstoretest.Counter(s, name) }
 
 // sumCounters adds the counters whose name starts with prefix.
-func sumCounters(s *Store, prefix string) int64 {
-	var n int64
-	for _, c := range s.Counters() {
-		if strings.HasPrefix(c.Name, prefix) {
-			n += c.Value
-		}
-	}
-	return n
-}
-
-// checkCountsClean fails the test when CheckCounts finds a mismatch.
-func checkCountsClean(tb testing.TB, s *Store) int64 {
-	tb.Helper()
-	mm, checked, err := s.CheckCounts(context.Background(), 10)
-	if err != nil {
-		tb.Fatalf("CheckCounts: %v", err)
-	}
-	if len(mm) > 0 {
-		tb.Fatalf("CheckCounts: %d pairs checked, mismatches (first 10): %+v", checked, mm)
-	}
-	return checked
-}
+func sumCounters(s *Store, prefix string) int64 { return sqlstoretest.SumCounters(s, prefix) }

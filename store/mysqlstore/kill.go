@@ -37,7 +37,7 @@ type killer struct {
 // server. Errors are logged at debug level and otherwise ignored: the
 // caller's call has already failed.
 func (c *shared) kill(id uint64) {
-	if id == 0 || c.closed.Load() {
+	if id == 0 || c.eng.Closed() {
 		return
 	}
 	k := &c.killer
@@ -57,7 +57,7 @@ func (c *shared) kill(id uint64) {
 		if err != nil {
 			k.pauses = time.Now().Add(killPause)
 			c.log.Debug("mysqlstore: cannot connect to kill an abandoned statement", "connection", id,
-				"err", c.red.str(err.Error()))
+				"err", c.red().Str(err.Error()))
 			return
 		}
 		k.c = kc
@@ -74,11 +74,11 @@ func (c *shared) kill(id uint64) {
 	var me *mysql.MySQLError
 	switch {
 	case err == nil:
-		c.ctr.killed.Add(1)
+		c.eng.Events.Killed.Add(1)
 	case errors.As(err, &me) && me.Number == erNoSuchThread:
 	default:
 		c.log.Debug("mysqlstore: KILL of an abandoned statement failed", "connection", id,
-			"err", c.red.str(err.Error()))
+			"err", c.red().Str(err.Error()))
 		if !k.c.valid() {
 			k.c.close()
 			k.c = nil

@@ -3,6 +3,8 @@ package mysqlstore
 import (
 	"context"
 	"fmt"
+
+	"github.com/linkbench-go/linkbench/store"
 )
 
 // ConnectionLimit returns the server's connection limit (the
@@ -19,11 +21,19 @@ func (s *Store) ConnectionLimit(ctx context.Context) (max, connected int64, err 
 		return 0, 0, err
 	}
 	if err := s.c.db.QueryRowContext(ctx, "SELECT @@GLOBAL.max_connections").Scan(&max); err != nil {
-		return 0, 0, s.c.red.err(fmt.Errorf("mysqlstore: ConnectionLimit: max_connections: %w", err))
+		return 0, 0, s.c.red().Err(fmt.Errorf("mysqlstore: ConnectionLimit: max_connections: %w", err))
 	}
 	var name string
 	if err := s.c.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &connected); err != nil {
-		return 0, 0, s.c.red.err(fmt.Errorf("mysqlstore: ConnectionLimit: Threads_connected: %w", err))
+		return 0, 0, s.c.red().Err(fmt.Errorf("mysqlstore: ConnectionLimit: Threads_connected: %w", err))
 	}
 	return max, connected, nil
+}
+
+// Connections returns the server's connection limit (max_connections) and
+// the connections open on it (store.ConnectionLimiter); a session holds
+// two. Errors: those of ConnectionLimit.
+func (s *Store) Connections(ctx context.Context) (store.Connections, error) {
+	limit, connected, err := s.ConnectionLimit(ctx)
+	return store.Connections{Server: "MySQL", Limit: limit, LimitName: "max_connections", Connected: connected, PerSession: 2}, err
 }

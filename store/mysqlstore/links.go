@@ -8,40 +8,12 @@ import (
 	"unsafe"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
-
-// maxPathSwitches bounds how often one attempt of AddLink or UpdateLink
-// may switch between its insert and update paths (each switch means a
-// concurrent writer inserted or expunged the link in between).
-const maxPathSwitches = 32
 
 // maxInList is the largest number of id2s in one MultigetLinks statement;
 // longer lists are queried in chunks.
 const maxInList = 4096
-
-// run runs the attempts of one call named o: f until it succeeds, or fails
-// with an error the retry policy does not retry (see retrier.fail).
-// idempotent says whether an attempt may be repeated after it possibly
-// reached the server.
-func (ss *Session) run(ctx context.Context, o op, idempotent bool, f func() error) error {
-	if err := ss.enter(ctx, o); err != nil {
-		return err
-	}
-	r := retrier{s: ss.v, o: o}
-	for {
-		err := f()
-		if err == nil {
-			r.done()
-			return nil
-		}
-		if err = r.fail(ctx, err, idempotent); err != nil {
-			return err
-		}
-		if ss.closed {
-			return fmt.Errorf("mysqlstore: %s: %w", o, store.ErrClosed)
-		}
-	}
-}
 
 // AddLink inserts l, or overwrites the link with the same (ID1, LinkType,
 // ID2), keeping the count of (ID1, LinkType) equal to its visible links,
@@ -55,7 +27,7 @@ func (ss *Session) run(ctx context.Context, o op, idempotent bool, f func() erro
 // ignored. l.Data must be shorter than 256 bytes (the column is
 // VARCHAR(255)); ids, LinkType and Time must be >= 0 (unsigned columns).
 func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opAddLink, &l, true)
+	return ss.writeLink(ctx, sqlstore.OpAddLink, &l, true)
 }
 
 // UpdateLink has AddLink's end state, starting with the locked update and
@@ -64,11 +36,11 @@ func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (s
 // store.LinkInsert otherwise. After a retry that follows a lost commit the
 // result may describe the second attempt, never a wrong state.
 func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opUpdateLink, &l, false)
+	return ss.writeLink(ctx, sqlstore.OpUpdateLink, &l, false)
 }
 
-func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
-	err = ss.run(ctx, o, true, func() error {
+func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
+	err = ss.calls.Run(ctx, o, true, func(int) error {
 		var err error
 		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
 		return err
@@ -76,32 +48,16 @@ func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFir
 	return res, err
 }
 
-// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
-func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
+// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink, on
+// the write connection.
+func (ss *Session) writeLinkOnce(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
 	c, err := ss.conn(ctx, connWrite)
 	if err != nil {
 		return 0, err
 	}
-	insert := insertFirst
-	for range maxPathSwitches {
-		if insert {
-			dup, err := ss.insertLink(ctx, c, o, l)
-			if err != nil || !dup {
-				return store.LinkInsert, err
-			}
-			ss.v.c.ctr.addToUpd.Add(1)
-			insert = false
-			continue
-		}
-		res, missing, err := ss.updateLink(ctx, c, o, l)
-		if err != nil || !missing {
-			return res, err
-		}
-		ss.v.c.ctr.updToAdd.Add(1)
-		insert = true
-	}
-	return 0, fmt.Errorf("link (%d, %d, %d) kept appearing and disappearing under concurrent writers (%d tries)",
-		l.ID1, l.LinkType, l.ID2, maxPathSwitches)
+	return ss.calls.WriteLink(l, insertFirst,
+		func() (bool, error) { return ss.insertLink(ctx, c, o, l) },
+		func() (store.WriteResult, bool, error) { return ss.updateLink(ctx, c, o, l) }, nil)
 }
 
 // visible reports whether a stored visibility counts.
@@ -109,10 +65,10 @@ func visible(v int64) bool { return v == int64(store.VisibilityDefault) }
 
 // execW runs statement id on the write connection c, inside its open
 // transaction; on failure the transaction is rolled back.
-func (ss *Session) execW(ctx context.Context, c *conn, o op, label string, id int, args []driver.Value) (int64, error) {
+func (ss *Session) execW(ctx context.Context, c *conn, o sqlstore.Op, label string, id int, args []driver.Value) (int64, error) {
 	st, err := c.stmt(ctx, ss, id)
 	if err == nil {
-		err = ss.v.inject(o, label)
+		err = ss.v.c.eng.Inject(o, label)
 	}
 	var n int64
 	if err == nil {
@@ -126,7 +82,7 @@ func (ss *Session) execW(ctx context.Context, c *conn, o op, label string, id in
 
 // insertLink inserts l and counts it, in one transaction (the insert path
 // of MD's addLink). dup reports a duplicate key (rolled back, nothing done).
-func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link) (dup bool, err error) {
+func (ss *Session) insertLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (dup bool, err error) {
 	_, err = ss.execW(ctx, c, o, "insert", sInsLink, c.setArgs(l.ID1, l.ID2, l.LinkType, int64(l.Visibility),
 		nonNil(l.Data), int64(l.Version), l.Time))
 	if err != nil {
@@ -159,10 +115,10 @@ func ignoreDup(err error) error {
 // lockLink reads the visibility of the link row with S-lock (SELECT ...
 // FOR UPDATE) on the write connection; found is false when there is no
 // row. On an error the transaction is rolled back.
-func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
+func (ss *Session) lockLink(ctx context.Context, c *conn, o sqlstore.Op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
 	st, err := c.stmt(ctx, ss, sLock)
 	if err == nil {
-		err = ss.v.inject(o, "lock")
+		err = ss.v.c.eng.Inject(o, "lock")
 	}
 	var rows driver.Rows
 	if err == nil {
@@ -183,7 +139,7 @@ func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, i
 // updateLink overwrites the locked link with l and adjusts the count, in
 // one transaction (the update path of MD's addLink and updateLink).
 // missing reports that there was no such link (rolled back, nothing done).
-func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link) (res store.WriteResult, missing bool, err error) {
+func (ss *Session) updateLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (res store.WriteResult, missing bool, err error) {
 	vis, found, err := ss.lockLink(ctx, c, o, l.ID1, l.LinkType, l.ID2)
 	if err != nil {
 		return 0, false, err
@@ -224,7 +180,7 @@ func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link)
 // is missing (possible only in data not written by LinkBench) gets one
 // from S-cnt-upsert, so counts stay exact. On an error the transaction is
 // rolled back.
-func (ss *Session) countInc(ctx context.Context, c *conn, o op, id1, linkType, delta int64) error {
+func (ss *Session) countInc(ctx context.Context, c *conn, o sqlstore.Op, id1, linkType, delta int64) error {
 	now := time.Now().UnixMilli()
 	n, err := ss.execW(ctx, c, o, "count", sCntInc, c.setArgs(delta, now, id1, linkType))
 	if err != nil {
@@ -252,7 +208,7 @@ func (ss *Session) countInc(ctx context.Context, c *conn, o op, id1, linkType, d
 // whether the link existed. After a retry that follows a lost commit,
 // found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.run(ctx, opDeleteLink, true, func() error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
 		var err error
 		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
 		return err
@@ -261,7 +217,7 @@ func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noI
 }
 
 func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
-	const o = opDeleteLink
+	const o = sqlstore.OpDeleteLink
 	c, err := ss.conn(ctx, connWrite)
 	if err != nil {
 		return false, err
@@ -296,25 +252,32 @@ func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64,
 
 // read runs the prepared statement id with args on the read connection
 // and calls row for each row (with the row's values, valid until the next
-// row).
-func (ss *Session) read(ctx context.Context, o op, label string, id int, row func([]driver.Value) error, args ...driver.Value) error {
+// row), or, when one is true, for the first row only; found reports
+// whether there was a row.
+func (ss *Session) read(ctx context.Context, o sqlstore.Op, label string, id int, one bool, row func([]driver.Value) error, args ...driver.Value) (found bool, err error) {
 	c, err := ss.conn(ctx, connRead)
 	if err != nil {
-		return err
+		return false, err
 	}
 	st, err := c.stmt(ctx, ss, id)
 	if err == nil {
-		err = ss.v.inject(o, label)
+		err = ss.v.c.eng.Inject(o, label)
 	}
 	var rows driver.Rows
 	if err == nil {
 		rows, err = c.query(ctx, st, c.setArgs(args...))
 	}
-	if err == nil {
-		err = scanAll(c, rows, stmtCols[id], row)
+	switch {
+	case err == nil && one:
+		found, err = scanOne(c, rows, stmtCols[id], row)
+	case err == nil:
+		err = scanAll(c, rows, stmtCols[id], func(d []driver.Value) error {
+			found = true
+			return row(d)
+		})
 	}
 	ss.after(c, err)
-	return err
+	return found, err
 }
 
 // scanAll calls row for each row of rows, of ncol columns, then closes
@@ -351,15 +314,10 @@ func scanOne(c *conn, rows driver.Rows, ncol int, row func([]driver.Value) error
 // GetLink returns the link (hidden or visible) with S-get on the read
 // connection; found is false when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.run(ctx, opGetLink, true, func() error {
-		found = false
-		return ss.read(ctx, opGetLink, "get", sGetLink, func(d []driver.Value) error {
-			if found {
-				return nil
-			}
-			found = true
-			return scanLink(d, &l)
-		}, id1, linkType, id2)
+	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) (err error) {
+		found, err = ss.read(ctx, sqlstore.OpGetLink, "get", sGetLink, true,
+			func(d []driver.Value) error { return scanLink(d, &l) }, id1, linkType, id2)
+		return err
 	})
 	if err != nil || !found {
 		return store.Link{}, false, err
@@ -369,44 +327,13 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 
 // scanLink converts a row of linkCols into l, reusing l.Data's capacity.
 func scanLink(d []driver.Value, l *store.Link) error {
-	var err error
-	get := func(v driver.Value) int64 {
-		x, e := asInt64(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	l.ID1 = get(d[0])
-	l.ID2 = get(d[1])
-	l.LinkType = get(d[2])
-	vis := get(d[3])
-	version := get(d[5])
-	l.Time = get(d[6])
-	if err != nil {
-		return err
-	}
-	if vis < -128 || vis > 127 || version < -1<<31 || version > 1<<31-1 {
-		return fmt.Errorf("mysqlstore: link (%d, %d, %d): visibility %d or version %d out of range",
-			l.ID1, l.LinkType, l.ID2, vis, version)
-	}
-	l.Visibility, l.Version = store.Visibility(vis), int32(version)
-	l.Data, err = appendData(l.Data[:0], d[4])
-	return err
+	return sqlstore.ScanLink(d, l, asInt64, appendData)
 }
 
 // appendLink appends the link of row d to dst, reusing the Data capacity
 // of dst's spare element.
 func appendLink(dst []store.Link, d []driver.Value) ([]store.Link, error) {
-	if len(dst) < cap(dst) {
-		dst = dst[:len(dst)+1]
-	} else {
-		dst = append(dst, store.Link{})
-	}
-	if err := scanLink(d, &dst[len(dst)-1]); err != nil {
-		return dst[:len(dst)-1], err
-	}
-	return dst, nil
+	return sqlstore.AppendLink(dst, d, asInt64, appendData)
 }
 
 // MultigetLinks appends to dst the links (hidden included) among id2s
@@ -416,7 +343,7 @@ func appendLink(dst []store.Link, d []driver.Value) ([]store.Link, error) {
 // distinct id2s.
 func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
-		if err := ss.enter(ctx, opMultigetLinks); err != nil {
+		if err := ss.calls.Enter(ctx, sqlstore.OpMultigetLinks); err != nil {
 			return dst, err
 		}
 		return dst, nil
@@ -428,7 +355,7 @@ func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s 
 	for start := 0; start < len(id2s); start += maxInList {
 		part := id2s[start:min(start+maxInList, len(id2s))]
 		chunkBase := len(dst)
-		err := ss.run(ctx, opMultigetLinks, true, func() error {
+		err := ss.calls.Run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
 			var err error
 			dst, err = ss.multigetOnce(ctx, id1, linkType, part, dst[:chunkBase])
 			return err
@@ -458,7 +385,7 @@ func (ss *Session) multigetOnce(ctx context.Context, id1, linkType int64, id2s [
 	if err != nil {
 		return dst, err
 	}
-	if err := ss.v.inject(opMultigetLinks, "select"); err != nil {
+	if err := ss.v.c.eng.Inject(sqlstore.OpMultigetLinks, "select"); err != nil {
 		return dst, err
 	}
 	ss.lit = ss.v.q.appendMultiget(ss.lit[:0], id1, linkType, id2s)
@@ -484,18 +411,19 @@ func (ss *Session) multigetOnce(ctx context.Context, id1, linkType int64, id2s [
 // Offset counts as 0.
 func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
-		if err := ss.enter(ctx, opGetLinkList); err != nil {
+		if err := ss.calls.Enter(ctx, sqlstore.OpGetLinkList); err != nil {
 			return dst, err
 		}
 		return dst, nil
 	}
 	base := len(dst)
-	err := ss.run(ctx, opGetLinkList, true, func() error {
+	err := ss.calls.Run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, opGetLinkList, "select", sRange, func(d []driver.Value) (err error) {
+		_, err := ss.read(ctx, sqlstore.OpGetLinkList, "select", sRange, false, func(d []driver.Value) (err error) {
 			dst, err = appendLink(dst, d)
 			return err
 		}, r.ID1, r.LinkType, r.MinTime, r.MaxTime, int64(r.Limit), int64(max(r.Offset, 0)))
+		return err
 	})
 	if err != nil {
 		return dst[:base], err
@@ -506,68 +434,16 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 // CountLinks returns the count row of (id1, linkType) with S-count on the
 // read connection, 0 when there is none.
 func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.run(ctx, opCountLinks, true, func() error {
+	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
 		n = 0
-		return ss.read(ctx, opCountLinks, "select", sCount, func(d []driver.Value) (err error) {
+		_, err := ss.read(ctx, sqlstore.OpCountLinks, "select", sCount, true, func(d []driver.Value) (err error) {
 			n, err = asInt64(d[0])
 			return err
 		}, id1, linkType)
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	return n, nil
-}
-
-// AddLink runs Session.AddLink on a session borrowed for the call.
-func (s *Store) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opAddLink, func(ss *Session) (store.WriteResult, error) { return ss.AddLink(ctx, l, noInverse) })
-}
-
-// UpdateLink runs Session.UpdateLink on a session borrowed for the call.
-func (s *Store) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opUpdateLink, func(ss *Session) (store.WriteResult, error) { return ss.UpdateLink(ctx, l, noInverse) })
-}
-
-// DeleteLink runs Session.DeleteLink on a session borrowed for the call.
-func (s *Store) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
-	return with(ctx, s, opDeleteLink, func(ss *Session) (bool, error) {
-		return ss.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
-	})
-}
-
-// GetLink runs Session.GetLink on a session borrowed for the call.
-func (s *Store) GetLink(ctx context.Context, id1, linkType, id2 int64) (store.Link, bool, error) {
-	var found bool
-	l, err := with(ctx, s, opGetLink, func(ss *Session) (l store.Link, err error) {
-		l, found, err = ss.GetLink(ctx, id1, linkType, id2)
-		return l, err
-	})
-	return l, found, err
-}
-
-// MultigetLinks runs Session.MultigetLinks on a session borrowed for the
-// call.
-func (s *Store) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opMultigetLinks)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.MultigetLinks(ctx, id1, linkType, id2s, dst)
-}
-
-// GetLinkList runs Session.GetLinkList on a session borrowed for the call.
-func (s *Store) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opGetLinkList)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.GetLinkList(ctx, r, dst)
-}
-
-// CountLinks runs Session.CountLinks on a session borrowed for the call.
-func (s *Store) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	return with(ctx, s, opCountLinks, func(ss *Session) (int64, error) { return ss.CountLinks(ctx, id1, linkType) })
 }

@@ -112,7 +112,20 @@
 // counted per operation and per error number (Counters). A write that
 // returns nil is committed. An error that outlives the retries is returned
 // wrapped in a *store.TransientError; any other server error is returned
-// wrapped so that errors.As finds the *mysql.MySQLError.
+// wrapped so that errors.As finds the *mysql.MySQLError (an unknown
+// database or table, 1049 or 1146, also matches store.ErrNoSchema).
+//
+// # The engine and the dialect
+//
+// The store runs on the engine it shares with package pgstore
+// (store/internal/sqlstore): the retry loop, the options every SQL store
+// has and their defaults, the counters, the Store's session-borrowing
+// methods, the database views, the context watch of a session and the
+// registration. This package is MySQL's dialect of it: the statements and
+// DDL, the error numbers sorted into the engine's classes (retry: 1213,
+// 1205; connection: 1053, 1927, 4031, 2006, 2013 and lost sockets), the
+// multi-row bulk INSERTs, the sessions' two connections and their
+// transport, and KILL of abandoned statements.
 package mysqlstore
 
 import (
@@ -126,14 +139,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Engine is a MySQL storage engine the schema methods can create tables in.
@@ -164,39 +175,39 @@ func ParseEngine(s string) (Engine, error) {
 // Defaults of Options.
 const (
 	// DefaultHost is the server host when neither DSN nor Host is set.
-	DefaultHost = "127.0.0.1"
+	DefaultHost = sqlstore.DefaultHost
 	// DefaultPort is the server's TCP port when neither DSN nor Port is
 	// set (MySQL's 3306, reference §3.2).
 	DefaultPort = 3306
 	// DefaultDBPrefix is LinkBench's default dbprefix: databases linkdb0,
 	// linkdb1, ...
-	DefaultDBPrefix = "linkdb"
-	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
-	// table names of LinkBench's sample configuration.
-	DefaultLinkTable  = "linktable"
-	DefaultCountTable = "counttable"
-	DefaultNodeTable  = "nodetable"
+	DefaultDBPrefix = sqlstore.DefaultDBPrefix
 	// DefaultBulkInsertCount is the rows per bulk INSERT (LinkBench's
 	// bulk_insert_count, 1024).
 	DefaultBulkInsertCount = 1024
+	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
+	// table names of LinkBench's sample configuration.
+	DefaultLinkTable  = sqlstore.DefaultLinkTable
+	DefaultCountTable = sqlstore.DefaultCountTable
+	DefaultNodeTable  = sqlstore.DefaultNodeTable
+	// DefaultConnectTimeout is the dial timeout of one connection.
+	DefaultConnectTimeout = sqlstore.DefaultConnectTimeout
+	// DefaultWarmParallelism is the number of connections Warm opens at
+	// once.
+	DefaultWarmParallelism = sqlstore.DefaultWarmParallelism
 	// DefaultMaxStatementBytes is the payload bytes per bulk INSERT (8 MiB,
 	// half of MariaDB's default max_allowed_packet).
 	DefaultMaxStatementBytes = 8 << 20
 	// DefaultMaxConns is the default of Options.MaxConns.
-	DefaultMaxConns = 64
+	DefaultMaxConns = sqlstore.DefaultMaxConns
 	// DefaultRetryAttempts is the attempts per call, the first included.
-	DefaultRetryAttempts = 20
+	DefaultRetryAttempts = sqlstore.DefaultRetryAttempts
 	// DefaultRetryBackoff is the wait before the first retry; it doubles
 	// up to DefaultRetryMaxBackoff. With the defaults a call waits at most
 	// about 13.3 s in all (10+20+...+640 ms, then 12 waits of 1 s, each
 	// drawn from [d/2, d]) before it gives up.
-	DefaultRetryBackoff    = 10 * time.Millisecond
-	DefaultRetryMaxBackoff = time.Second
-	// DefaultConnectTimeout is the dial timeout of one connection.
-	DefaultConnectTimeout = 10 * time.Second
-	// DefaultWarmParallelism is the number of connections Warm opens at
-	// once.
-	DefaultWarmParallelism = 8
+	DefaultRetryBackoff    = sqlstore.DefaultRetryBackoff
+	DefaultRetryMaxBackoff = sqlstore.DefaultRetryMaxBackoff
 )
 
 // Options configure Open. The zero value of a field selects its default.
@@ -215,8 +226,7 @@ type Options struct {
 	Port int
 	// User and Password when DSN is empty; Password also when the DSN has
 	// no password (so that it need not appear in a command line).
-	User     string
-	Password string
+	User, Password string
 
 	// DBPrefix is LinkBench's dbprefix: databases are named DBPrefix+"0",
 	// DBPrefix+"1", ... (default DefaultDBPrefix, "linkdb").
@@ -258,14 +268,18 @@ type Options struct {
 	// checks it and fails with an error naming the privilege.
 	DisableBinlogLoad bool
 
+	// Logger receives retries (Debug), abandoned calls and driver messages
+	// (Warn). Nil discards them. Passwords are redacted.
+	Logger *slog.Logger
+
+	// ConnectTimeout is the dial timeout of one connection (default 10 s).
+	ConnectTimeout time.Duration
 	// MaxConns is the number of calls the Store's own methods run at once
 	// (default 64), each on a borrowed session of up to two connections;
 	// more wait. Sessions opened with Session (the benchmark's workers)
 	// do not count against it. DB's pool holds up to MaxConns connections
 	// too.
 	MaxConns int
-	// ConnectTimeout is the dial timeout of one connection (default 10 s).
-	ConnectTimeout time.Duration
 	// WarmParallelism is the number of connections Warm opens at once
 	// (default 8).
 	WarmParallelism int
@@ -278,42 +292,19 @@ type Options struct {
 	// doubles per retry up to RetryMaxBackoff (default 1 s). Each wait is
 	// drawn uniformly from [d/2, d] so that deadlocked writers do not meet
 	// again.
-	RetryBackoff    time.Duration
-	RetryMaxBackoff time.Duration
+	RetryBackoff, RetryMaxBackoff time.Duration
 
-	// Logger receives retries (Debug), abandoned calls and driver messages
-	// (Warn). Nil discards them. Passwords are redacted.
-	Logger *slog.Logger
-
-	// Inject is a fault-injection seam for tests: when not nil it is called
-	// before each statement (BEGIN and COMMIT included) with a label
-	// "<Op>:<statement>", e.g. "AddLink:insert" or "AddLink:commit"; a
-	// non-nil result is treated as that statement's error (a
-	// *mysql.MySQLError with Number 1213 simulates a deadlock). It must be
-	// safe for concurrent use.
-	Inject func(op string) error
+	// inject is the fault-injection seam of the package's tests: when not
+	// nil it is called before each statement (BEGIN and COMMIT included)
+	// with a label "<Op>:<statement>", e.g. "AddLink:insert" or
+	// "AddLink:commit"; a non-nil result is treated as that statement's
+	// error (a *mysql.MySQLError with Number 1213 simulates a deadlock). It
+	// must be safe for concurrent use.
+	inject func(op string) error
 }
 
 // withDefaults returns o with its zero fields defaulted, and checks it.
 func (o Options) withDefaults() (Options, error) {
-	if o.Host == "" {
-		o.Host = DefaultHost
-	}
-	if o.Port == 0 {
-		o.Port = DefaultPort
-	}
-	if o.DBPrefix == "" {
-		o.DBPrefix = DefaultDBPrefix
-	}
-	if o.LinkTable == "" {
-		o.LinkTable = DefaultLinkTable
-	}
-	if o.CountTable == "" {
-		o.CountTable = DefaultCountTable
-	}
-	if o.NodeTable == "" {
-		o.NodeTable = DefaultNodeTable
-	}
 	if o.Engine == "" {
 		o.Engine = InnoDB
 	}
@@ -323,52 +314,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxStatementBytes == 0 {
 		o.MaxStatementBytes = DefaultMaxStatementBytes
 	}
-	if o.MaxConns == 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	if o.ConnectTimeout == 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
-	}
-	if o.WarmParallelism == 0 {
-		o.WarmParallelism = DefaultWarmParallelism
-	}
-	if o.RetryAttempts == 0 {
-		o.RetryAttempts = DefaultRetryAttempts
-	}
-	if o.RetryBackoff == 0 {
-		o.RetryBackoff = DefaultRetryBackoff
-	}
-	if o.RetryMaxBackoff == 0 {
-		o.RetryMaxBackoff = DefaultRetryMaxBackoff
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	for _, n := range []struct{ what, v string }{
-		{"DBPrefix", o.DBPrefix}, {"LinkTable", o.LinkTable},
-		{"CountTable", o.CountTable}, {"NodeTable", o.NodeTable},
-	} {
-		if err := checkIdent(n.v); err != nil {
-			return o, fmt.Errorf("mysqlstore: Options.%s: %w", n.what, err)
-		}
+	if err := sqlstore.Defaults(&o, "mysqlstore", DefaultPort, checkIdent); err != nil {
+		return o, err
 	}
 	switch {
-	case o.Port < 0 || o.Port > 65535:
-		return o, fmt.Errorf("mysqlstore: Options.Port %d out of range", o.Port)
 	case o.BulkInsertCount < 1:
 		return o, fmt.Errorf("mysqlstore: Options.BulkInsertCount %d < 1", o.BulkInsertCount)
 	case o.BulkInsertCount*7 > 65535:
 		return o, fmt.Errorf("mysqlstore: Options.BulkInsertCount %d too large (a statement holds at most 65535 parameters)", o.BulkInsertCount)
 	case o.MaxStatementBytes < 1:
 		return o, fmt.Errorf("mysqlstore: Options.MaxStatementBytes %d < 1", o.MaxStatementBytes)
-	case o.MaxConns < 1:
-		return o, fmt.Errorf("mysqlstore: Options.MaxConns %d < 1", o.MaxConns)
-	case o.WarmParallelism < 1:
-		return o, fmt.Errorf("mysqlstore: Options.WarmParallelism %d < 1", o.WarmParallelism)
-	case o.RetryAttempts < 1:
-		return o, fmt.Errorf("mysqlstore: Options.RetryAttempts %d < 1", o.RetryAttempts)
-	case o.RetryBackoff < 0 || o.RetryMaxBackoff < o.RetryBackoff:
-		return o, fmt.Errorf("mysqlstore: Options.RetryBackoff %v / RetryMaxBackoff %v invalid", o.RetryBackoff, o.RetryMaxBackoff)
 	case o.Engine != InnoDB && o.Engine != RocksDB:
 		return o, fmt.Errorf("mysqlstore: Options.Engine %q: want InnoDB or ROCKSDB", o.Engine)
 	}
@@ -384,13 +339,7 @@ func (o Options) withDefaults() (Options, error) {
 // checkIdent reports whether s can name a database or table: 1..64
 // characters, none of them a back-quote, dot, slash, backslash or NUL.
 func checkIdent(s string) error {
-	if s == "" || len(s) > 64 {
-		return fmt.Errorf("name %q: want 1..64 characters", s)
-	}
-	if strings.ContainsAny(s, "`./\\\x00") {
-		return fmt.Errorf("name %q: contains one of ` . / \\ NUL", s)
-	}
-	return nil
+	return sqlstore.CheckName(s, 64, "characters", "`./\\\x00", "one of ` . / \\ NUL")
 }
 
 // quoteIdent back-quotes a name checked by checkIdent.
@@ -398,32 +347,53 @@ func quoteIdent(s string) string { return "`" + s + "`" }
 
 // Store is a LinkBench store on one database of a MySQL-protocol server.
 // It implements store.Store, store.BulkLinkLoader, store.BulkNodeLoader,
-// store.Databases and store.Checker and is safe for concurrent use. The
-// Store returned by Open serves Options.Database; Database returns Stores
-// serving other databases over the same connection pool.
+// store.Databases, store.Checker, store.Sessions and the capabilities of a
+// store on a database server (store.SchemaCreator, store.Contents,
+// store.CounterSource, store.ServerDescriber, store.ConnectionLimiter,
+// store.IdleCloser), and is safe for concurrent use. The Store returned by
+// Open serves Options.Database; Database returns Stores serving other
+// databases over the same connection pool.
+//
+// The methods the Store shares with the other SQL store come from the
+// engine they both run on (package store/internal/sqlstore), and go doc
+// does not list them: the store.Store and bulk-load methods (AddLink, ...,
+// AddBulkNodes), each run on a session borrowed for the call (at most
+// Options.MaxConns at once; more wait), and
+//
+//	Database(ctx context.Context, name string) (store.Store, error)
+//	Warm(ctx context.Context, n int) error
+//	Counters() []Counter
+//	CloseIdle()
+//
+// Database returns the Store of another database (the same one for the
+// same name; it neither checks nor creates it; errors: an invalid name,
+// ctx's, store.ErrClosed). Warm connects up to n of the borrowed sessions
+// ahead of a measured run, Options.WarmParallelism at a time. Counters
+// returns the non-zero counters (see Counter), CloseIdle closes the idle
+// borrowed sessions of every database (they reconnect when needed).
 type Store struct {
-	c    *shared
-	name string // the database
-	q    *queries
-	pool *pool // sessions of the Store's own methods
+	*pool // the Store's own methods, each on a session borrowed for the call
+	c     *shared
+	name  string // the database
+	q     *queries
 }
+
+// pool is the engine's session pool of a view.
+type pool = sqlstore.Pool[*Session]
 
 // shared is what every database view of one Open shares.
 type shared struct {
-	opts   Options
-	db     *sql.DB // DDL, checks and DB(); the operations run on sessions
-	log    *slog.Logger
-	red    redactor
-	closed atomic.Bool
-	ctr    counters
+	eng  *sqlstore.Engine
+	opts Options
+	db   *sql.DB // DDL, checks and DB(); the operations run on sessions
+	log  *slog.Logger
+	net  string // the driver's network ("tcp", "unix", ...) and address,
+	addr string // to tell whether the server is on this host
 
 	// The sessions' connectors: reads with CLIENT_FOUND_ROWS, writes with
 	// autocommit off; initSQL runs on each new connection.
 	readConnector, writeConnector driver.Connector
 	initSQL                       []string
-
-	mu    sync.Mutex
-	views map[string]*Store
 
 	killer killer // kills the statements of abandoned calls (see kill)
 }
@@ -438,10 +408,6 @@ type shared struct {
 // wrapped; the password is redacted from every message), or a missing
 // privilege for DisableBinlogLoad.
 func Open(ctx context.Context, o Options) (*Store, error) {
-	o, err := o.withDefaults()
-	if err != nil {
-		return nil, err
-	}
 	cfg, red, err := driverConfig(&o)
 	if err != nil {
 		return nil, err
@@ -454,14 +420,15 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
-	c := &shared{opts: o, log: o.Logger, red: red, views: make(map[string]*Store)}
+	c := &shared{opts: o, log: o.Logger, net: cfg.Net, addr: cfg.Addr}
+	c.eng = sqlstore.NewEngine(&o, &dialect, red, o.inject, func(name string) store.Store { return c.newView(name) })
 	if o.Isolation != "" {
 		c.initSQL = []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}
 	}
 	if c.readConnector, c.writeConnector, err = sessionConnectors(cfg); err != nil {
-		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
 	var conn driver.Connector = connector
 	if o.Isolation != "" {
@@ -471,10 +438,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	db.SetMaxOpenConns(o.MaxConns)
 	db.SetMaxIdleConns(2)
 	c.db = db
-	c.ctr.errs = make(map[string]int64)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, red.err(fmt.Errorf("mysqlstore: open %s: %w", red.dsn, err))
+		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
 	if o.DisableBinlogLoad {
 		if err := c.checkBinlogPrivilege(ctx); err != nil {
@@ -482,8 +448,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := c.view(o.Database)
-	return s, nil
+	return c.view(o.Database), nil
 }
 
 // sessionConnectors returns the connectors of the sessions' read and
@@ -512,31 +477,36 @@ func sessionConnectors(cfg *mysql.Config) (read, write driver.Connector, err err
 	return read, write, nil
 }
 
-// driverConfig builds the driver's configuration from o and returns it
-// with the redactor of its password.
-func driverConfig(o *Options) (*mysql.Config, redactor, error) {
+// driverConfig defaults and checks o (withDefaults), builds the driver's
+// configuration from it, and returns it with the redactor of its
+// password.
+func driverConfig(o *Options) (*mysql.Config, sqlstore.Redactor, error) {
 	var cfg *mysql.Config
-	red := redactor{}
+	red := sqlstore.Redactor{}
+	d, err := o.withDefaults()
+	if err != nil {
+		return nil, red, err
+	}
+	*o = d
 	if o.DSN != "" {
-		red.dsn = RedactDSN(o.DSN)
-		var err error
+		red.DSN = RedactDSN(o.DSN)
 		cfg, err = mysql.ParseDSN(o.DSN)
 		if err != nil {
-			r := redactor{pw: dsnPassword(o.DSN), dsn: red.dsn}
-			return nil, r, r.err(fmt.Errorf("mysqlstore: DSN %s: %w", red.dsn, err))
+			r := sqlstore.Redactor{PW: dsnPassword(o.DSN), DSN: red.DSN}
+			return nil, r, r.Err(fmt.Errorf("mysqlstore: DSN %s: %w", red.DSN, err))
 		}
 		if cfg.Passwd == "" {
 			cfg.Passwd = o.Password
 		}
-		red.pw = cfg.Passwd
+		red.PW = cfg.Passwd
 		if cfg.ClientFoundRows {
-			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets clientFoundRows=true: the store tells inserts, updates and unchanged rows apart by affected rows; remove it", red.dsn)
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets clientFoundRows=true: the store tells inserts, updates and unchanged rows apart by affected rows; remove it", red.DSN)
 		}
 		if cs := dsnParam(cfg, "charset"); cs != "" && cs != "binary" {
-			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets charset=%s: payloads are bytes and the store always uses the binary character set; remove it", red.dsn, cs)
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets charset=%s: payloads are bytes and the store always uses the binary character set; remove it", red.DSN, cs)
 		}
 		if cfg.Collation != "" && cfg.Collation != "binary" {
-			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets collation=%s: payloads are bytes and the store always uses the binary collation; remove it", red.dsn, cfg.Collation)
+			return nil, red, fmt.Errorf("mysqlstore: DSN %s sets collation=%s: payloads are bytes and the store always uses the binary collation; remove it", red.DSN, cfg.Collation)
 		}
 		if o.Database == "" && cfg.DBName != "" {
 			o.Database = cfg.DBName
@@ -548,8 +518,8 @@ func driverConfig(o *Options) (*mysql.Config, redactor, error) {
 		cfg.Passwd = o.Password
 		cfg.Net = "tcp"
 		cfg.Addr = net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
-		red.pw = o.Password
-		red.dsn = RedactDSN(cfg.FormatDSN())
+		red.PW = o.Password
+		red.DSN = RedactDSN(cfg.FormatDSN())
 	}
 	cfg.Collation = "binary"
 	if cfg.Timeout == 0 {
@@ -607,15 +577,15 @@ func (c *initConnector) Driver() driver.Driver { return c.base.Driver() }
 func (c *shared) checkBinlogPrivilege(ctx context.Context) error {
 	conn, err := c.db.Conn(ctx)
 	if err != nil {
-		return c.red.err(fmt.Errorf("mysqlstore: open %s: %w", c.red.dsn, err))
+		return c.red().Err(fmt.Errorf("mysqlstore: open %s: %w", c.red().DSN, err))
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "SET SESSION sql_log_bin=0"); err != nil {
-		return c.red.err(binlogError(err))
+		return c.red().Err(binlogError(err))
 	}
 	if _, err := conn.ExecContext(ctx, "SET SESSION sql_log_bin=1"); err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		return c.red.err(fmt.Errorf("mysqlstore: SET SESSION sql_log_bin=1: %w", err))
+		return c.red().Err(fmt.Errorf("mysqlstore: SET SESSION sql_log_bin=1: %w", err))
 	}
 	return nil
 }
@@ -626,34 +596,30 @@ func binlogError(err error) error {
 }
 
 // view returns the Store serving database name, creating it on first use.
-func (c *shared) view(name string) *Store {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.views[name]; ok {
-		return s
-	}
-	s := &Store{c: c, name: name, q: newQueries(&c.opts, name), pool: newPool(c.opts.MaxConns)}
-	c.views[name] = s
+func (c *shared) view(name string) *Store { return c.eng.View(name).(*Store) }
+
+// newView makes the Store serving database name, with its session pool.
+func (c *shared) newView(name string) *Store {
+	s := &Store{c: c, name: name, q: newQueries(&c.opts, name)}
+	s.pool = sqlstore.NewPool(c.eng, s.newSession, func(ctx context.Context, ss *Session) error {
+		_, err := ss.conn(ctx, connRead)
+		return err
+	})
 	return s
 }
 
+// newSession returns a session of s, not connected yet.
+func (s *Store) newSession() *Session {
+	ss := &Session{v: s}
+	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
+	return ss
+}
+
+// red returns the redactor of the store's password.
+func (c *shared) red() sqlstore.Redactor { return c.eng.Red() }
+
 // Name returns the database this Store serves.
 func (s *Store) Name() string { return s.name }
-
-// Database returns a Store serving the database name (for LinkBench's
-// dbprefix/dbcount: DBPrefix + index), sharing this Store's connection
-// pool, counters and lifetime; repeated calls with one name return the
-// same Store. It neither checks nor creates the database. Errors: an
-// invalid name, ctx's error, or store.ErrClosed (wrapped) after Close.
-func (s *Store) Database(ctx context.Context, name string) (store.Store, error) {
-	if err := s.check(ctx, "Database"); err != nil {
-		return nil, err
-	}
-	if err := checkIdent(name); err != nil {
-		return nil, fmt.Errorf("mysqlstore: Database: %w", err)
-	}
-	return s.c.view(name), nil
-}
 
 // Close closes the connections of every database view of this Open (Close
 // on any view closes them all): the idle sessions of the Stores' own
@@ -664,64 +630,11 @@ func (s *Store) Database(ctx context.Context, name string) (store.Store, error) 
 // more than once; it returns the pool's close error, if any, the first
 // time.
 func (s *Store) Close() error {
-	c := s.c
-	if c.closed.Swap(true) {
+	if !s.c.eng.Close() {
 		return nil
 	}
-	c.mu.Lock()
-	views := make([]*Store, 0, len(c.views))
-	for _, v := range c.views {
-		views = append(views, v)
-	}
-	c.mu.Unlock()
-	for _, v := range views {
-		v.closePool()
-	}
-	c.closeKiller()
-	return c.db.Close()
-}
-
-// Warm connects up to n of the sessions the Store's own methods borrow (at
-// most Options.MaxConns), Options.WarmParallelism at a time, so that calls
-// through the Store do not pay for connecting. (The benchmark's workers
-// open sessions of their own, which connect when opened.) Errors: the
-// first connection error (wrapped, password redacted), ctx's error, or
-// store.ErrClosed.
-func (s *Store) Warm(ctx context.Context, n int) error {
-	if err := s.check(ctx, "Warm"); err != nil {
-		return err
-	}
-	n = min(n, s.c.opts.MaxConns)
-	if n <= 0 {
-		return nil
-	}
-	sessions := make([]*Session, n)
-	for i := range sessions {
-		ss, err := s.acquire(ctx, opWarm)
-		if err != nil {
-			for _, ss := range sessions[:i] {
-				s.release(ss)
-			}
-			return err
-		}
-		sessions[i] = ss
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.c.opts.WarmParallelism)
-	for _, ss := range sessions {
-		g.Go(func() error {
-			_, err := ss.conn(gctx, connRead)
-			return err
-		})
-	}
-	err := g.Wait()
-	for _, ss := range sessions {
-		s.release(ss)
-	}
-	if err != nil {
-		return s.c.red.err(fmt.Errorf("mysqlstore: Warm %s: %w", s.c.red.dsn, err))
-	}
-	return nil
+	s.c.closeKiller()
+	return s.c.db.Close()
 }
 
 // DB returns a database/sql pool on the same server, for tools that need
@@ -732,25 +645,8 @@ func (s *Store) DB() *sql.DB { return s.c.db }
 
 // check returns the error a call named op must return before doing
 // anything: ctx's error or store.ErrClosed, wrapped.
-func (s *Store) check(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("mysqlstore: %s: %w", op, err)
-	}
-	if s.c.closed.Load() {
-		return fmt.Errorf("mysqlstore: %s: %w", op, store.ErrClosed)
-	}
-	return nil
-}
+func (s *Store) check(ctx context.Context, op string) error { return s.c.eng.Check(ctx, op) }
 
-// Interface checks.
-var (
-	_ store.Store          = (*Store)(nil)
-	_ store.BulkLinkLoader = (*Store)(nil)
-	_ store.BulkNodeLoader = (*Store)(nil)
-	_ store.Databases      = (*Store)(nil)
-	_ store.Checker        = (*Store)(nil)
-	_ store.Sessions       = (*Store)(nil)
-	_ store.Session        = (*Session)(nil)
-	_ store.BulkLinkLoader = (*Session)(nil)
-	_ store.BulkNodeLoader = (*Session)(nil)
-)
+// The Store and Session implement every interface of a SQL store
+// (sqlstore.StoreType, sqlstore.Session).
+var _ = sqlstore.Implements[*Store, *Session]

@@ -59,30 +59,30 @@ type queries struct {
 
 func newQueries(o *Options, db string) *queries {
 	q := &queries{db: quoteIdent(db), name: db, bulkN: o.BulkInsertCount, linkTable: o.LinkTable}
-	q.link = q.db + "." + quoteIdent(o.LinkTable)
-	q.cnt = q.db + "." + quoteIdent(o.CountTable)
-	q.node = q.db + "." + quoteIdent(o.NodeTable)
+	qualified := func(table string) string { return q.db + "." + quoteIdent(table) }
+	q.link, q.cnt, q.node = qualified(o.LinkTable), qualified(o.CountTable), qualified(o.NodeTable)
 	L, C, N := q.link, q.cnt, q.node
-	t := &q.text
-	t[sInsLink] = "INSERT INTO " + L + " (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)"
-	t[sCntUpsert] = "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) " +
-		"ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?"
-	t[sLock] = "SELECT visibility FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE"
-	t[sUpdLink] = "UPDATE " + L + " SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	t[sCntInc] = "UPDATE " + C + " SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?"
-	t[sHide] = "UPDATE " + L + " SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	t[sDelLink] = "DELETE FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ?"
-	t[sGetLink] = "SELECT " + linkCols + " FROM " + L + " WHERE id1 = ? AND link_type = ? AND id2 = ?"
-	t[sRange] = "SELECT " + linkCols + " FROM " + L + " FORCE INDEX(id1_type) WHERE id1 = ? AND link_type = ? " +
-		"AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?"
-	t[sCount] = "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?"
-	t[sInsNode] = "INSERT INTO " + N + " (type, version, time, data) VALUES (?,?,?,?)"
-	t[sGetNode] = "SELECT id, type, version, time, data FROM " + N + " WHERE id=?"
-	t[sUpdNode] = "UPDATE " + N + " SET version=?, time=?, data=? WHERE id=? AND type=?"
-	t[sDelNode] = "DELETE FROM " + N + " WHERE id=? and type =?"
-	t[sBulkLinks] = q.bulkLinksSQL(q.bulkN)
-	t[sBulkCounts] = q.bulkCountsSQL(q.bulkN)
-	t[sBulkNodes] = q.bulkNodesSQL(q.bulkN)
+	q.text = [numStmts]string{
+		sInsLink: "INSERT INTO " + L + " (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		sCntUpsert: "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) " +
+			"ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
+		sLock:    "SELECT visibility FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE",
+		sUpdLink: "UPDATE " + L + " SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?",
+		sCntInc:  "UPDATE " + C + " SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?",
+		sHide:    "UPDATE " + L + " SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?",
+		sDelLink: "DELETE FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ?",
+		sGetLink: "SELECT " + linkCols + " FROM " + L + " WHERE id1 = ? AND link_type = ? AND id2 = ?",
+		sRange: "SELECT " + linkCols + " FROM " + L + " FORCE INDEX(id1_type) WHERE id1 = ? AND link_type = ? " +
+			"AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ? OFFSET ?",
+		sCount:      "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?",
+		sInsNode:    "INSERT INTO " + N + " (type, version, time, data) VALUES (?,?,?,?)",
+		sGetNode:    "SELECT id, type, version, time, data FROM " + N + " WHERE id=?",
+		sUpdNode:    "UPDATE " + N + " SET version=?, time=?, data=? WHERE id=? AND type=?",
+		sDelNode:    "DELETE FROM " + N + " WHERE id=? and type =?",
+		sBulkLinks:  q.bulkLinksSQL(q.bulkN),
+		sBulkCounts: q.bulkCountsSQL(q.bulkN),
+		sBulkNodes:  q.bulkNodesSQL(q.bulkN),
+	}
 	// On ROCKSDB the link UPDATE and DELETE force the primary key: without
 	// statistics (a fresh or small table) MariaDB's ROCKSDB cost model
 	// picks id1_type, which scans, and locks, the whole (id1, link_type)

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // redactedPassword replaces passwords in DSNs, errors and log lines.
-const redactedPassword = "*****"
+const redactedPassword = sqlstore.RedactedPassword
 
 // RedactDSN returns dsn with its password replaced by "*****", for error
 // messages and logs: "user:pw@tcp(h:3306)/db" becomes
@@ -54,51 +56,14 @@ func dsnPassword(dsn string) string {
 	return dsn[c+1 : at]
 }
 
-// redactor removes one password from error messages and log lines.
-type redactor struct {
-	pw  string // the password ("" = nothing to hide)
-	dsn string // the DSN (or address) with the password redacted
-}
-
-// str returns s with every occurrence of the password replaced.
-func (r redactor) str(s string) string {
-	if r.pw == "" || !strings.Contains(s, r.pw) {
-		return s
-	}
-	return strings.ReplaceAll(s, r.pw, redactedPassword)
-}
-
-// err returns err, or a wrapper whose message hides the password when
-// err's message contains it. errors.Is and errors.As see through the
-// wrapper.
-func (r redactor) err(err error) error {
-	if err == nil || r.pw == "" {
-		return err
-	}
-	msg := err.Error()
-	if !strings.Contains(msg, r.pw) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(msg, r.pw, redactedPassword), err: err}
-}
-
-// redactedError is an error whose message had a password removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
 // driverLogger routes go-sql-driver's log lines to the store's logger,
 // redacted, at level Warn.
 type driverLogger struct {
 	log *slog.Logger
-	red redactor
+	red sqlstore.Redactor
 }
 
 // Print implements mysql.Logger.
 func (l driverLogger) Print(v ...any) {
-	l.log.Warn("mysqlstore: driver", "msg", l.red.str(strings.TrimSpace(fmt.Sprint(v...))))
+	l.log.Warn("mysqlstore: driver", "msg", l.red.Str(strings.TrimSpace(fmt.Sprint(v...))))
 }

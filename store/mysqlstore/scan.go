@@ -1,6 +1,7 @@
 package mysqlstore
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,7 +23,7 @@ type scanI64 int64
 // about 13 % of the client's CPU in a 16-requester profile). The driver offers no interface
 // that decodes into the caller's variables; this store copies the values
 // out and keeps nothing else per row.
-func asInt64(src any) (int64, error) {
+func asInt64(src driver.Value) (int64, error) {
 	switch v := src.(type) {
 	case int64:
 		return v, nil
@@ -69,7 +70,7 @@ func parseInt(b []byte) (int64, error) {
 }
 
 // appendData appends a driver value of a payload column to dst.
-func appendData(dst []byte, src any) ([]byte, error) {
+func appendData(dst []byte, src driver.Value) ([]byte, error) {
 	switch v := src.(type) {
 	case []byte:
 		return append(dst, v...), nil

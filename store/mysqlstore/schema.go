@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/linkbench-go/linkbench/store"
 )
 
 // DefaultInnoDBPartitions is the number of KEY(id1) partitions of the
@@ -108,6 +110,21 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		}
 	}
 	return nil
+}
+
+// EnsureSchema creates database name and LinkBench's tables in it if they
+// do not exist (store.SchemaCreator): CreateSchema with IfNotExists, in
+// Options.Engine, without id1_type when o.DeferIndex. Existing tables of
+// another engine are refused with an *EngineMismatchError.
+func (s *Store) EnsureSchema(ctx context.Context, name string, o store.SchemaOptions) error {
+	return s.CreateSchema(ctx, name, SchemaOptions{IfNotExists: true, DeferSecondaryIndex: o.DeferIndex})
+}
+
+// CreateDeferredIndex adds the link table's id1_type index in database
+// name after a load into tables EnsureSchema created with DeferIndex
+// (store.SchemaCreator): CreateSecondaryIndex.
+func (s *Store) CreateDeferredIndex(ctx context.Context, name string) error {
+	return s.CreateSecondaryIndex(ctx, name)
 }
 
 // EngineMismatchError reports a link table whose storage engine is not the
@@ -228,16 +245,13 @@ func firstLine(st string) string {
 
 // ddlErr wraps a schema method's error.
 func (s *Store) ddlErr(what string, err error) error {
-	return s.c.red.err(fmt.Errorf("mysqlstore: %s: %w", what, err))
+	return s.c.red().Err(fmt.Errorf("mysqlstore: %s: %w", what, err))
 }
 
 // resetStatements makes the sessions of database db's view (if any)
 // prepare their statements again after DDL.
 func (s *Store) resetStatements(db string) {
-	s.c.mu.Lock()
-	v := s.c.views[db]
-	s.c.mu.Unlock()
-	if v != nil {
+	if v, ok := s.c.eng.Made(db).(*Store); ok {
 		v.q.gen.Add(1)
 	}
 }

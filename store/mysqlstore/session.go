@@ -3,9 +3,9 @@ package mysqlstore
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Session is a store.Session of one database: the calls of one worker (a
@@ -26,17 +26,12 @@ import (
 // errors wrapping store.ErrClosed.
 type Session struct {
 	v      *Store
-	rd, wr *conn
-	closed bool
+	rd, wr *conn  // replaced under the watch's lock (its interruption reads them)
 	lit    []byte // the text of a literal multiget
 
-	// The context watch: the context of the latest call, and the stop of
-	// its context.AfterFunc, which interrupts both connections.
-	wctx  context.Context
-	wstop func() bool
-	wmu   sync.Mutex // guards wgen, fired and the connections' replacement against the AfterFunc
-	wgen  uint64
-	fired bool
+	// calls runs the calls: checks, retries, and the context watch that
+	// interrupts both connections when the calls' context ends.
+	calls sqlstore.Calls
 }
 
 // Session opens a session of the database this Store serves and connects
@@ -44,20 +39,14 @@ type Session struct {
 // for connecting. Errors: a failed connection (wrapped, password
 // redacted), ctx's error, or store.ErrClosed.
 func (s *Store) Session(ctx context.Context) (store.Session, error) {
-	return s.openSession(ctx, true)
-}
-
-func (s *Store) openSession(ctx context.Context, eager bool) (*Session, error) {
 	if err := s.check(ctx, "Session"); err != nil {
 		return nil, err
 	}
-	ss := &Session{v: s}
-	if eager {
-		for _, k := range []connKind{connRead, connWrite} {
-			if _, err := ss.conn(ctx, k); err != nil {
-				ss.Close()
-				return nil, s.c.red.err(fmt.Errorf("mysqlstore: Session %s: %w", s.c.red.dsn, err))
-			}
+	ss := s.newSession()
+	for _, k := range []connKind{connRead, connWrite} {
+		if _, err := ss.conn(ctx, k); err != nil {
+			ss.Close()
+			return nil, s.c.red().Err(fmt.Errorf("mysqlstore: Session %s: %w", s.c.red().DSN, err))
 		}
 	}
 	return ss, nil
@@ -69,20 +58,14 @@ func (ss *Session) Name() string { return ss.v.name }
 // Close closes the session's connections. It may be called more than
 // once.
 func (ss *Session) Close() error {
-	if ss.closed {
+	var rd, wr *conn
+	var fired bool
+	if !ss.calls.Close(func(f bool) {
+		rd, wr, fired = ss.rd, ss.wr, f
+		ss.rd, ss.wr = nil, nil
+	}) {
 		return nil
 	}
-	ss.closed = true
-	if ss.wstop != nil {
-		ss.wstop()
-		ss.wstop = nil
-	}
-	ss.wmu.Lock()
-	ss.wgen++
-	rd, wr := ss.rd, ss.wr
-	ss.rd, ss.wr = nil, nil
-	fired := ss.fired
-	ss.wmu.Unlock()
 	for _, c := range []*conn{rd, wr} {
 		if c != nil {
 			if !c.valid() {
@@ -99,59 +82,19 @@ func (ss *Session) Close() error {
 	return nil
 }
 
-// enter starts a call named op: it fails on a closed session or store or
-// a done context, and makes the context watch follow ctx.
-func (ss *Session) enter(ctx context.Context, op op) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("mysqlstore: %s: %w", op, err)
-	}
-	if ss.closed || ss.v.c.closed.Load() {
-		return fmt.Errorf("mysqlstore: %s: %w", op, store.ErrClosed)
-	}
-	if ctx != ss.wctx {
-		ss.watch(ctx)
-	}
-	return nil
-}
-
-// watch arranges for the session's connections to be interrupted when
-// ctx is done. A worker passes the same context to every call, so this
-// runs once per phase, not per call.
-func (ss *Session) watch(ctx context.Context) {
-	if ss.wstop != nil {
-		ss.wstop()
-	}
-	ss.wmu.Lock()
-	ss.wgen++
-	gen := ss.wgen
-	if ss.fired {
-		// The previous context interrupted idle connections: make them
-		// usable again (a connection interrupted mid-statement is
-		// invalid and is replaced anyway).
-		for _, c := range []*conn{ss.rd, ss.wr} {
-			if c != nil {
-				c.clearDeadline()
-			}
+// rearm makes connections that the previous context interrupted while
+// they were idle usable again (one interrupted mid-statement is invalid
+// and is replaced anyway).
+func (ss *Session) rearm() {
+	for _, c := range []*conn{ss.rd, ss.wr} {
+		if c != nil {
+			c.clearDeadline()
 		}
-		ss.fired = false
-	}
-	ss.wmu.Unlock()
-	ss.wctx = ctx
-	ss.wstop = nil
-	if ctx.Done() != nil {
-		ss.wstop = context.AfterFunc(ctx, func() { ss.interrupt(gen) })
 	}
 }
 
-// interrupt interrupts the connections when the watch of generation gen
-// is still current.
-func (ss *Session) interrupt(gen uint64) {
-	ss.wmu.Lock()
-	defer ss.wmu.Unlock()
-	if gen != ss.wgen {
-		return
-	}
-	ss.fired = true
+// interrupt interrupts both connections (the context watch fired).
+func (ss *Session) interrupt() {
 	for _, c := range []*conn{ss.rd, ss.wr} {
 		if c != nil {
 			c.interrupt()
@@ -191,26 +134,26 @@ func (ss *Session) connRaw(ctx context.Context, k connKind) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss.wmu.Lock()
-	*p = c
-	if ss.fired {
-		c.interrupt()
-	}
-	ss.wmu.Unlock()
+	ss.calls.Watch().Locked(func(fired bool) {
+		*p = c
+		if fired {
+			c.interrupt()
+		}
+	})
 	return c, nil
 }
 
 // drop closes the connection of kind k after an error that may have left
 // it unusable; the next call opens a new one.
 func (ss *Session) drop(k connKind) {
-	ss.wmu.Lock()
-	p := &ss.rd
-	if k == connWrite {
-		p = &ss.wr
-	}
-	c := *p
-	*p = nil
-	ss.wmu.Unlock()
+	var c *conn
+	ss.calls.Watch().Locked(func(bool) {
+		p := &ss.rd
+		if k == connWrite {
+			p = &ss.wr
+		}
+		c, *p = *p, nil
+	})
 	if c != nil {
 		if !c.valid() {
 			// Broken in the middle of a statement (interrupted by the
@@ -246,8 +189,8 @@ func (ss *Session) rollback(ctx context.Context, c *conn) {
 
 // commit commits the write connection's transaction (an injected failure
 // rolls it back, as a server that refuses the commit would).
-func (ss *Session) commit(ctx context.Context, c *conn, o op) error {
-	if err := ss.v.inject(o, "commit"); err != nil {
+func (ss *Session) commit(ctx context.Context, c *conn, o sqlstore.Op) error {
+	if err := ss.v.c.eng.Inject(o, "commit"); err != nil {
 		ss.rollback(ctx, c)
 		return err
 	}
@@ -256,75 +199,4 @@ func (ss *Session) commit(ctx context.Context, c *conn, o op) error {
 		ss.rollback(ctx, c)
 	}
 	return err
-}
-
-// pool is the set of idle sessions the Store's own methods run on: a
-// Store shared by many goroutines borrows a session per call.
-type pool struct {
-	ch chan *Session // capacity Options.MaxConns: idle sessions, nil for a free slot
-}
-
-func newPool(n int) *pool {
-	p := &pool{ch: make(chan *Session, n)}
-	for range n {
-		p.ch <- nil
-	}
-	return p
-}
-
-// acquire borrows a session of s, waiting while MaxConns calls are under
-// way.
-func (s *Store) acquire(ctx context.Context, o op) (*Session, error) {
-	if err := s.check(ctx, o.String()); err != nil {
-		return nil, err
-	}
-	select {
-	case ss := <-s.pool.ch:
-		if ss == nil || ss.closed {
-			var err error
-			if ss, err = s.openSession(ctx, false); err != nil {
-				s.pool.ch <- nil
-				return nil, err
-			}
-		}
-		return ss, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("mysqlstore: %s: %w", o, ctx.Err())
-	}
-}
-
-// release returns a borrowed session.
-func (s *Store) release(ss *Session) {
-	if s.c.closed.Load() {
-		ss.Close()
-		s.pool.ch <- nil
-		return
-	}
-	s.pool.ch <- ss
-}
-
-// closePool closes the idle sessions of the pool.
-func (s *Store) closePool() {
-	for range cap(s.pool.ch) {
-		select {
-		case ss := <-s.pool.ch:
-			if ss != nil {
-				ss.Close()
-			}
-			defer func() { s.pool.ch <- nil }()
-		default:
-			return
-		}
-	}
-}
-
-// with runs f on a borrowed session.
-func with[T any](ctx context.Context, s *Store, o op, f func(*Session) (T, error)) (T, error) {
-	ss, err := s.acquire(ctx, o)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer s.release(ss)
-	return f(ss)
 }

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 )
 
 // Tests that need no server.
@@ -44,8 +48,8 @@ func TestRedactDSN(t *testing.T) {
 
 func TestRedactorError(t *testing.T) {
 	base := &mysql.MySQLError{Number: 1045, Message: "denied for pw hunter2!"}
-	r := redactor{pw: "hunter2"}
-	err := r.err(fmt.Errorf("wrap: %w", base))
+	r := sqlstore.Redactor{PW: "hunter2"}
+	err := r.Err(fmt.Errorf("wrap: %w", base))
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("password in %q", err)
 	}
@@ -54,7 +58,7 @@ func TestRedactorError(t *testing.T) {
 		t.Fatalf("errors.As lost the MySQL error: %v", err)
 	}
 	plain := errors.New("no secret here")
-	if r.err(plain) != plain {
+	if r.Err(plain) != plain {
 		t.Fatal("an error without the password was rewrapped")
 	}
 }
@@ -97,21 +101,14 @@ func TestOpenRefusedConnectionRedacted(t *testing.T) {
 		{DSN: "lbuser:Sekr1t-Pass@tcp(127.0.0.1:1)/"},
 		{Host: "127.0.0.1", Port: 1, User: "lbuser", Password: "Sekr1t-Pass"},
 	} {
-		var logs syncBuffer
-		o.Logger = debugLogger(&logs)
-		_, err := Open(context.Background(), o)
-		if err == nil {
-			t.Fatal("Open on a closed port succeeded")
-		}
-		if !errors.Is(err, syscall.ECONNREFUSED) {
-			t.Errorf("error does not wrap ECONNREFUSED: %v", err)
-		}
-		if strings.Contains(err.Error(), "Sekr1t-Pass") || strings.Contains(logs.String(), "Sekr1t-Pass") {
-			t.Errorf("password leaked: err %q, logs %q", err, logs.String())
-		}
-		if !strings.Contains(err.Error(), "lbuser:*****@tcp(127.0.0.1:1)") {
-			t.Errorf("error does not name the redacted DSN: %v", err)
-		}
+		sqlstoretest.RefusedRedacted(t, func(log *slog.Logger) error {
+			o.Logger = log
+			_, err := Open(context.Background(), o)
+			if err != nil && !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("error does not wrap ECONNREFUSED: %v", err)
+			}
+			return err
+		}, "Sekr1t-Pass", "lbuser:*****@tcp(127.0.0.1:1)")
 	}
 }
 
@@ -195,30 +192,26 @@ func TestCreateTablesDDL(t *testing.T) {
 	}
 }
 
-func TestOpString(t *testing.T) {
-	seen := map[string]bool{}
-	for o := range numOps {
-		s := o.String()
-		if strings.HasPrefix(s, "op(") || seen[s] {
-			t.Errorf("op %d has name %q", o, s)
+// TestLocalServer: a server reached through a unix socket or a loopback
+// address runs on this host (its datadir and pid file are sampled).
+func TestLocalServer(t *testing.T) {
+	for _, c := range []struct {
+		dsn  string
+		want bool
+	}{
+		{"u:p@tcp(127.0.0.1:3306)/", true},
+		{"u:p@tcp(localhost:3307)/", true},
+		{"u:p@tcp([::1]:3306)/", true},
+		{"u:p@unix(/run/mysqld/mysqld.sock)/", true},
+		{"u:p@tcp(10.0.0.5:3306)/", false},
+		{"u:p@tcp(db.example.com:3306)/", false},
+	} {
+		cfg, err := mysql.ParseDSN(c.dsn)
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[s] = true
-	}
-}
-
-func TestInjectEvery(t *testing.T) {
-	inj := InjectEvery(3, "AddLink:", 1213)
-	var failed []string
-	for i, l := range []string{"AddLink:insert", "GetNode:get", "AddLink:count", "AddLink:commit", "GetNode:get", "AddLink:insert", "AddLink:count", "AddLink:commit"} {
-		if err := inj(l); err != nil {
-			var me *mysql.MySQLError
-			if !errors.As(err, &me) || me.Number != 1213 {
-				t.Fatalf("%s: %v", l, err)
-			}
-			failed = append(failed, fmt.Sprint(i, " ", l))
+		if got := local(cfg.Net, cfg.Addr); got != c.want {
+			t.Errorf("local(%s) = %v, want %v", c.dsn, got, c.want)
 		}
-	}
-	if fmt.Sprint(failed) != "[3 AddLink:commit 7 AddLink:commit]" {
-		t.Errorf("failed %v", failed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // copySignature starts a COPY binary stream: the signature, the flags
@@ -67,7 +68,7 @@ func (e *copyEncoder) finish() ([]byte, error) {
 
 // bulkKind describes one kind of bulk load.
 type bulkKind struct {
-	o      op
+	o      sqlstore.Op
 	target bulkTarget
 	rows   int
 	encode func(e *copyEncoder, i int) // appends row i
@@ -85,9 +86,9 @@ type bulkKind struct {
 // nothing. noInverse is ignored.
 func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
 	if len(links) == 0 {
-		return ss.enter(ctx, opAddBulkLinks)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkLinks)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkLinks, target: targetLinks, rows: len(links),
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkLinks, target: targetLinks, rows: len(links),
 		encode: func(e *copyEncoder, i int) {
 			l := &links[i]
 			e.row().int(l.ID1).int(l.ID2).int(l.LinkType).int(int64(l.Visibility)).bytes(l.Data).int(int64(l.Version)).int(l.Time)
@@ -98,16 +99,13 @@ func (ss *Session) AddBulkLinks(ctx context.Context, links []store.Link, noInver
 // COPY, overwriting existing rows through the upsert path as AddBulkLinks
 // does. An empty slice does nothing.
 func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	for i := range counts {
-		if counts[i].Count < 0 {
-			return fmt.Errorf("pgstore: AddBulkCounts: negative count %d for (%d, %d)",
-				counts[i].Count, counts[i].ID1, counts[i].LinkType)
-		}
+	if _, err := ss.v.c.eng.CheckBulk(counts, nil); err != nil {
+		return err
 	}
 	if len(counts) == 0 {
-		return ss.enter(ctx, opAddBulkCounts)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkCounts)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkCounts, target: targetCounts, rows: len(counts),
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkCounts, target: targetCounts, rows: len(counts),
 		encode: func(e *copyEncoder, i int) {
 			c := &counts[i]
 			e.row().int(c.ID1).int(c.LinkType).int(c.Count).int(c.Time).int(c.Version)
@@ -121,17 +119,14 @@ func (ss *Session) AddBulkCounts(ctx context.Context, counts []store.LinkCount) 
 // later AddNode returns a fresh id. Ids must be >= 1. An empty slice does
 // nothing.
 func (ss *Session) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	var maxID int64
-	for i := range nodes {
-		if nodes[i].ID < 1 {
-			return fmt.Errorf("pgstore: AddBulkNodes: node id %d < 1", nodes[i].ID)
-		}
-		maxID = max(maxID, nodes[i].ID)
+	maxID, err := ss.v.c.eng.CheckBulk(nil, nodes)
+	if err != nil {
+		return err
 	}
 	if len(nodes) == 0 {
-		return ss.enter(ctx, opAddBulkNodes)
+		return ss.calls.Enter(ctx, sqlstore.OpAddBulkNodes)
 	}
-	return ss.bulk(ctx, &bulkKind{o: opAddBulkNodes, target: targetNodes, rows: len(nodes), maxID: maxID,
+	return ss.bulk(ctx, &bulkKind{o: sqlstore.OpAddBulkNodes, target: targetNodes, rows: len(nodes), maxID: maxID,
 		encode: func(e *copyEncoder, i int) {
 			n := &nodes[i]
 			e.row().int(n.ID).int(int64(n.Type)).int(n.Version).int(int64(n.Time)).bytes(n.Data)
@@ -153,7 +148,7 @@ func (c *conn) copyTarget(t bulkTarget) (table, cols string, typesOf int) {
 
 func (ss *Session) bulk(ctx context.Context, k *bulkKind) error {
 	var enc copyEncoder
-	return ss.run(ctx, k.o, true, func(attempt int) error {
+	return ss.calls.Run(ctx, k.o, true, func(attempt int) error {
 		c, err := ss.prepared(ctx)
 		if err != nil {
 			return err
@@ -177,14 +172,14 @@ func (ss *Session) bulk(ctx context.Context, k *bulkKind) error {
 				return err
 			}
 		}
-		ss.v.c.ctr.bulkUpserts.Add(1)
+		ss.v.c.eng.Events.BulkUpserts.Add(1)
 		return ss.upsert(ctx, c, k, cols, data)
 	})
 }
 
 // copyFrom runs one COPY of data into table and checks the rows copied.
 func (ss *Session) copyFrom(ctx context.Context, c *conn, k *bulkKind, table, cols string, data []byte) error {
-	if err := ss.v.inject(k.o, "copy"); err != nil {
+	if err := ss.v.c.eng.Inject(k.o, "copy"); err != nil {
 		return err
 	}
 	tag, err := c.pg.CopyFrom(c.pctx(ctx), bytes.NewReader(data), copySQL(table, cols))
@@ -235,7 +230,7 @@ func (ss *Session) upsert(ctx context.Context, c *conn, k *bulkKind, cols string
 		err = ss.copyFrom(ctx, c, k, tempTable(k.target), cols, data)
 	}
 	if err == nil {
-		err = ss.v.inject(k.o, "upsert")
+		err = ss.v.c.eng.Inject(k.o, "upsert")
 	}
 	if err == nil {
 		err = c.exec(ctx, move)
@@ -260,32 +255,5 @@ func (ss *Session) advanceSequence(ctx context.Context, c *conn, maxID int64) er
 	sql := "SELECT setval($2::regclass, $1::bigint, true) FROM " + seq +
 		" WHERE $1::bigint >= CASE WHEN is_called THEN last_value + 1 ELSE last_value END"
 	_, err = c.pg.ExecParams(c.pctx(ctx), sql, [][]byte{strconv.AppendInt(nil, maxID, 10), []byte(seq)}, nil, nil, nil).Close()
-	return err
-}
-
-// AddBulkLinks runs Session.AddBulkLinks on a session borrowed for the
-// call.
-func (s *Store) AddBulkLinks(ctx context.Context, links []store.Link, noInverse bool) error {
-	_, err := with(ctx, s, opAddBulkLinks, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkLinks(ctx, links, noInverse)
-	})
-	return err
-}
-
-// AddBulkCounts runs Session.AddBulkCounts on a session borrowed for the
-// call.
-func (s *Store) AddBulkCounts(ctx context.Context, counts []store.LinkCount) error {
-	_, err := with(ctx, s, opAddBulkCounts, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkCounts(ctx, counts)
-	})
-	return err
-}
-
-// AddBulkNodes runs Session.AddBulkNodes on a session borrowed for the
-// call.
-func (s *Store) AddBulkNodes(ctx context.Context, nodes []store.Node) error {
-	_, err := with(ctx, s, opAddBulkNodes, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.AddBulkNodes(ctx, nodes)
-	})
 	return err
 }

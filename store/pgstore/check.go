@@ -8,37 +8,31 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
+
+// opSchema is the op of DDL run through admin.
+const opSchema = sqlstore.OpSchema
 
 // admin runs f on the connection of a borrowed session (checks and DDL),
 // retrying as the operations do; f must be repeatable.
-func (s *Store) admin(ctx context.Context, o op, f func(c *conn) error) error {
-	if err := s.check(ctx, o.String()); err != nil {
-		return err
-	}
-	ss, err := s.acquire(ctx, o)
+func (s *Store) admin(ctx context.Context, o sqlstore.Op, f func(c *conn) error) error {
+	ss, err := sqlstore.Borrow(ctx, s.pool, o)
 	if err != nil {
 		return err
 	}
-	defer s.release(ss)
-	if err := ss.enter(ctx, o); err != nil {
+	defer sqlstore.Return(s.pool, ss)
+	if err := ss.calls.Enter(ctx, o); err != nil {
 		return err
 	}
-	r := retrier{s: s, o: o}
-	for {
+	return s.c.eng.Retry(ctx, o, s.name, true, func(int) error {
 		c, err := ss.conn(ctx)
 		if err == nil {
 			err = f(c)
 			ss.after(c, err)
 		}
-		if err == nil {
-			r.done()
-			return nil
-		}
-		if err = r.fail(ctx, err, true); err != nil {
-			return err
-		}
-	}
+		return err
+	})
 }
 
 // NodeStats returns the number of nodes and their smallest and largest id
@@ -46,7 +40,7 @@ func (s *Store) admin(ctx context.Context, o op, f func(c *conn) error) error {
 // documentation.
 func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 	var st store.NodeStats
-	err := s.admin(ctx, opNodeStats, func(c *conn) error {
+	err := s.admin(ctx, sqlstore.OpNodeStats, func(c *conn) error {
 		return c.pc.QueryRow(ctx, "SELECT COUNT(*), COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM "+s.q.node).
 			Scan(&st.Count, &st.MinID, &st.MaxID)
 	})
@@ -67,7 +61,7 @@ func (s *Store) pairsSQL() string {
 // (id1, link_type), at most limit of them (all when limit <= 0), and the
 // number of pairs checked. Errors: see the package documentation.
 func (s *Store) CheckCounts(ctx context.Context, limit int) (mismatches []store.CountMismatch, checked int64, err error) {
-	err = s.admin(ctx, opCheckCounts, func(c *conn) error {
+	err = s.admin(ctx, sqlstore.OpCheckCounts, func(c *conn) error {
 		mismatches, checked = nil, 0
 		tx, err := c.pc.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
@@ -107,11 +101,12 @@ func (s *Store) CheckCounts(ctx context.Context, limit int) (mismatches []store.
 
 // HasData reports whether the schema this Store serves already holds
 // links, count rows or nodes, so that a load can refuse to mix a new graph
-// with an old one (LinkBench loads into empty tables). Errors: the
-// server's (a missing table included), ctx's, store.ErrClosed.
+// with an old one (LinkBench loads into empty tables; store.Contents).
+// Errors: the server's (a missing schema or table wraps
+// store.ErrNoSchema), ctx's, store.ErrClosed.
 func (s *Store) HasData(ctx context.Context) (bool, error) {
 	var full bool
-	err := s.admin(ctx, opCheckCounts, func(c *conn) error {
+	err := s.admin(ctx, sqlstore.OpCheckCounts, func(c *conn) error {
 		return c.pc.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.q.link+") OR EXISTS (SELECT 1 FROM "+s.q.cnt+
 			") OR EXISTS (SELECT 1 FROM "+s.q.node+")").Scan(&full)
 	})

@@ -7,28 +7,15 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 	"github.com/linkbench-go/linkbench/store/storetest"
 )
 
 // conformanceNames creates the two schemas the suite's Databases case
-// opens by name (the store never creates a schema by itself) and drops
-// them when the test ends.
+// opens by name and drops them when the test ends.
 func conformanceNames(t *testing.T) [2]string {
-	admin := newTestStore(t, nil)
 	names := [2]string{uniqueSchema(), uniqueSchema()}
-	ctx := context.Background()
-	for _, n := range names {
-		if err := admin.CreateSchema(ctx, n, SchemaOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := admin.DropSchema(ctx, n); err != nil {
-				t.Errorf("DropSchema(%s): %v", n, err)
-			}
-		})
-	}
+	sqlstoretest.Databases(t, newTestStore(t, nil), names[:]...)
 	return names
 }
 

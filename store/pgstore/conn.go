@@ -6,9 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // PostgreSQL type OIDs of the integers the store encodes in binary
@@ -38,9 +44,9 @@ type conn struct {
 	// Results of the last batch: rows affected per statement.
 	affected [8]int64
 	seq      string // the node id sequence, qualified and quoted ("" until needed)
-	// watched is the context the session's watch covers: calls with it
-	// reach pgconn as context.Background() (see Session.watch).
-	watched context.Context
+	// watch is the session's context watch: calls with the context it
+	// follows reach pgconn as context.Background() (see Session.calls).
+	watch   *sqlstore.Watch
 	temps   [3]bool
 	copyBuf []byte
 }
@@ -109,7 +115,7 @@ func (c *conn) prepare(ctx context.Context) error {
 // pctx returns the context to pass to pgconn for a call with ctx:
 // context.Background() when the session's watch covers ctx.
 func (c *conn) pctx(ctx context.Context) context.Context {
-	if ctx == c.watched {
+	if c.watch.Current(ctx) {
 		return context.Background()
 	}
 	return ctx
@@ -350,4 +356,71 @@ func (c *conn) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*1e9)
 	defer cancel()
 	_ = c.pc.Close(ctx)
+}
+
+// connConfig builds pgx's connection configuration from o and returns it
+// with the redactor of its password.
+func connConfig(o *Options) (*pgx.ConnConfig, sqlstore.Redactor, error) {
+	dsn := o.DSN
+	red := sqlstore.Redactor{}
+	if dsn == "" {
+		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)), Path: "/" + o.DBName}
+		if o.Password != "" {
+			u.User = url.UserPassword(o.User, o.Password)
+		} else if o.User != "" {
+			u.User = url.User(o.User)
+		}
+		dsn = u.String()
+		red.PW = o.Password
+	} else {
+		red.PW = dsnPassword(dsn)
+	}
+	red.DSN = RedactDSN(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, red, red.Err(fmt.Errorf("pgstore: DSN %s: %w", red.DSN, err))
+	}
+	if cfg.Password != "" {
+		red.PW = cfg.Password
+	}
+	if cfg.Database == "" || (o.DSN != "" && !dsnNamesDatabase(o.DSN)) {
+		cfg.Database = DefaultDBName
+	}
+	if o.DSN == "" && o.DBName != "" {
+		cfg.Database = o.DBName
+	}
+	if cfg.ConnectTimeout == 0 || o.ConnectTimeout < cfg.ConnectTimeout {
+		cfg.ConnectTimeout = o.ConnectTimeout
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = DefaultApplicationName
+	}
+	if o.Dialect != CockroachDB {
+		cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(o.Isolation)
+	}
+	// The store prepares and describes its statements itself and talks to
+	// pgconn directly: pgx's caches would only hold memory.
+	// pgx's own queries (checks, DDL) run as unnamed statements.
+	cfg.StatementCacheCapacity = 0
+	cfg.DescriptionCacheCapacity = 0
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	return cfg, red, nil
+}
+
+// dsnNamesDatabase reports whether a DSN names a database (a URL path or a
+// dbname keyword); pgx would otherwise default it to the user name.
+func dsnNamesDatabase(dsn string) bool {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		return err == nil && strings.TrimPrefix(u.Path, "/") != ""
+	}
+	for _, f := range strings.Fields(dsn) {
+		if strings.HasPrefix(f, "dbname=") && len(f) > len("dbname=") {
+			return true
+		}
+	}
+	return false
 }

@@ -5,19 +5,24 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/pgstore"
 )
 
-// Open a store on a PostgreSQL server and create the schema of database
-// linkdb0 (not run: it needs a server).
+// Open a store on a PostgreSQL server through the registry, as a tool that
+// knows no store's package does, and create the schema of database
+// linkdb0 with the store's capability (not run: it needs a server).
 func ExampleOpen() {
 	ctx := context.Background()
-	st, err := pgstore.Open(ctx, pgstore.Options{DSN: "postgres://linkbench:pw@127.0.0.1:5432/linkbench"})
+	st, err := store.Open(ctx, pgstore.Name, "postgres://linkbench:pw@127.0.0.1:5432/linkbench")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer st.Close()
-	if err := st.CreateSchema(ctx, "linkdb0", pgstore.SchemaOptions{IfNotExists: true}); err != nil {
+	defer store.Close(st)
+	if sc, ok := store.AsSchemaCreator(st); ok {
+		err = sc.EnsureSchema(ctx, "linkdb0", store.SchemaOptions{DeferIndex: true})
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }

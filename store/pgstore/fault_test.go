@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 )
 
 // adminConn opens a plain pgx connection to the test database, for the
@@ -249,43 +249,18 @@ func TestSerializationFailure(t *testing.T) {
 	t.Logf("counters %v", s.Counters())
 }
 
-// model is a minimal reference for sequential checks: links by key.
-type model struct {
-	links map[[3]int64]store.Link
-}
-
-func (m *model) write(l store.Link) store.WriteResult {
-	k := [3]int64{l.ID1, l.LinkType, l.ID2}
-	_, ok := m.links[k]
-	m.links[k] = l.Clone()
-	if !ok {
-		return store.LinkInsert
-	}
-	return store.LinkUpdate
-}
-
-func (m *model) count(id1, typ int64) int64 {
-	var n int64
-	for k, l := range m.links {
-		if k[0] == id1 && k[1] == typ && l.Visibility == store.VisibilityDefault {
-			n++
-		}
-	}
-	return n
-}
-
 // TestInjectedFailures: a serialization failure (40001) or a deadlock
 // (40P01) injected before every 7th round trip, at every step of every
 // path (the failed insert's and the lock's transactions left open
 // included), loses no operation, changes no result, and is counted.
 func TestInjectedFailures(t *testing.T) {
 	var calls, injected atomic.Int64
-	var logs syncBuffer
+	var logs sqlstoretest.SyncBuffer
 	s := newTestStore(t, func(o *Options) {
 		o.RetryBackoff = time.Millisecond
 		o.RetryMaxBackoff = 2 * time.Millisecond
-		o.Logger = debugLogger(&logs)
-		o.Inject = func(string) error {
+		o.Logger = sqlstoretest.DebugLogger(&logs)
+		o.inject = func(string) error {
 			if n := calls.Add(1); n%7 == 0 {
 				injected.Add(1)
 				code := stateSerialization
@@ -297,148 +272,14 @@ func TestInjectedFailures(t *testing.T) {
 			return nil
 		}
 	})
-	ctx := context.Background()
-	sess, err := s.Session(ctx)
+	sess, err := s.Session(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	ss := sess.(*Session)
-	m := model{links: map[[3]int64]store.Link{}}
-	r := rand.New(rand.NewPCG(7, 7))
-	if err := ss.ResetNodeStore(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	nextNode := int64(1)
-	nodes := map[int64]store.Node{}
-	for i := range 1000 {
-		id1, id2, typ := 1+r.Int64N(4), r.Int64N(8), lt+r.Int64N(2)
-		l := store.Link{ID1: id1, LinkType: typ, ID2: id2, Visibility: store.Visibility(r.IntN(2)),
-			Data: []byte(fmt.Sprint(r.IntN(3))), Time: r.Int64N(50)}
-		switch op := r.IntN(10); op {
-		case 0, 1:
-			want := m.write(l)
-			if got, err := ss.AddLink(ctx, l, true); err != nil || got != want {
-				t.Fatalf("op %d AddLink = %v, %v; want %v", i, got, err, want)
-			}
-		case 2:
-			want := m.write(l)
-			if got, err := ss.UpdateLink(ctx, l, true); err != nil || got != want {
-				t.Fatalf("op %d UpdateLink = %v, %v; want %v", i, got, err, want)
-			}
-		case 3:
-			k := [3]int64{id1, typ, id2}
-			old, want := m.links[k]
-			expunge := r.IntN(2) == 0
-			if want {
-				if expunge {
-					delete(m.links, k)
-				} else {
-					old.Visibility = store.VisibilityHidden
-					m.links[k] = old
-				}
-			}
-			if got, err := ss.DeleteLink(ctx, id1, typ, id2, true, expunge); err != nil || got != want {
-				t.Fatalf("op %d DeleteLink = %v, %v; want %v", i, got, err, want)
-			}
-		case 4:
-			want, wantFound := m.links[[3]int64{id1, typ, id2}]
-			got, found, err := ss.GetLink(ctx, id1, typ, id2)
-			if err != nil || found != wantFound || (found && !got.Equal(want)) {
-				t.Fatalf("op %d GetLink = %+v, %v, %v; want %+v, %v", i, got, found, err, want, wantFound)
-			}
-		case 5:
-			if got, err := ss.CountLinks(ctx, id1, typ); err != nil || got != m.count(id1, typ) {
-				t.Fatalf("op %d CountLinks = %d, %v; want %d", i, got, err, m.count(id1, typ))
-			}
-		case 6:
-			got, err := ss.GetLinkList(ctx, store.FullRange(id1, typ), nil)
-			if err != nil || int64(len(got)) != m.count(id1, typ) {
-				t.Fatalf("op %d GetLinkList = %d links, %v; want %d", i, len(got), err, m.count(id1, typ))
-			}
-			got, err = ss.MultigetLinks(ctx, id1, typ, []int64{0, 1, 2, 3, 4, 5, 6, 7}, got[:0])
-			if err != nil {
-				t.Fatalf("op %d MultigetLinks: %v", i, err)
-			}
-			for _, l := range got {
-				if !l.Equal(m.links[[3]int64{l.ID1, l.LinkType, l.ID2}]) {
-					t.Fatalf("op %d MultigetLinks returned %+v", i, l)
-				}
-			}
-		case 7:
-			n := store.Node{Type: store.DefaultNodeType, Version: 1, Time: int32(i), Data: []byte(fmt.Sprint(i))}
-			id, err := ss.AddNode(ctx, n)
-			if err != nil || id != nextNode {
-				t.Fatalf("op %d AddNode = %d, %v; want %d", i, id, err, nextNode)
-			}
-			n.ID = id
-			nodes[id] = n
-			nextNode++
-		case 8:
-			if nextNode == 1 {
-				continue
-			}
-			id := 1 + r.Int64N(nextNode-1)
-			n, want := nodes[id]
-			if r.IntN(2) == 0 {
-				n.ID, n.Version, n.Data = id, 2, []byte("u")
-				if want {
-					nodes[id] = n
-				}
-				if found, err := ss.UpdateNode(ctx, n); err != nil || found != want {
-					t.Fatalf("op %d UpdateNode = %v, %v; want %v", i, found, err, want)
-				}
-			} else {
-				delete(nodes, id)
-				if found, err := ss.DeleteNode(ctx, store.DefaultNodeType, id); err != nil || found != want {
-					t.Fatalf("op %d DeleteNode = %v, %v; want %v", i, found, err, want)
-				}
-			}
-		case 9:
-			// A bulk batch of fresh links on id1 100+i; the retried COPY
-			// takes the upsert path.
-			batch := []store.Link{{ID1: 100 + int64(i), LinkType: typ, ID2: 1, Visibility: 1, Data: []byte("b")},
-				{ID1: 100 + int64(i), LinkType: typ, ID2: 2, Visibility: 1, Data: []byte("b")}}
-			if err := ss.AddBulkLinks(ctx, batch, true); err != nil {
-				t.Fatalf("op %d AddBulkLinks: %v", i, err)
-			}
-			if err := ss.AddBulkCounts(ctx, []store.LinkCount{{ID1: 100 + int64(i), LinkType: typ, Count: 2}}); err != nil {
-				t.Fatalf("op %d AddBulkCounts: %v", i, err)
-			}
-			for _, l := range batch {
-				m.write(l)
-			}
-		}
-	}
-	for id1 := int64(1); id1 <= 4; id1++ {
-		for typ := lt; typ < lt+2; typ++ {
-			for id2 := range int64(8) {
-				want, wantFound := m.links[[3]int64{id1, typ, id2}]
-				got, found, err := s.GetLink(ctx, id1, typ, id2)
-				if err != nil || found != wantFound || (found && !got.Equal(want)) {
-					t.Fatalf("final GetLink(%d,%d,%d) = %+v, %v, %v; want %+v", id1, typ, id2, got, found, err, want)
-				}
-			}
-		}
-	}
-	checkCountsClean(t, s)
-	inj := injected.Load()
-	if inj < 100 {
-		t.Fatalf("only %d injected errors", inj)
-	}
-	if got := counter(s, "errors.40001") + counter(s, "errors.40P01"); got != inj {
-		t.Errorf("errors.40001 + errors.40P01 = %d, injected %d", got, inj)
-	}
-	if got := sumCounters(s, "retries."); got != inj {
-		t.Errorf("retries = %d, injected %d", got, inj)
-	}
-	if got := sumCounters(s, "failures."); got != 0 {
-		t.Errorf("failures = %d", got)
-	}
-	if !strings.Contains(logs.String(), "injected") {
-		t.Error("retries were not logged")
-	}
-	t.Logf("%d round trips, %d injected; counters %v", calls.Load(), inj, s.Counters())
+	sqlstoretest.RunModel(t, sqlstoretest.Model{Ops: 1000, Kinds: 10}, sess, s)
+	sqlstoretest.CheckInjected(t, s, injected.Load(), []string{"40001", "40P01"}, logs.String(), "injected")
+	t.Logf("%d round trips, %d injected; counters %v", calls.Load(), injected.Load(), s.Counters())
 }
 
 // TestRetryExhausted: a serialization failure on every round trip ends in
@@ -450,7 +291,7 @@ func TestRetryExhausted(t *testing.T) {
 		o.RetryAttempts = 3
 		o.RetryBackoff = time.Millisecond
 		o.RetryMaxBackoff = time.Millisecond
-		o.Inject = func(string) error {
+		o.inject = func(string) error {
 			switch fail.Load() {
 			case 1:
 				return &pgconn.PgError{Severity: "ERROR", Code: stateSerialization, Message: "serialization"}
@@ -595,12 +436,5 @@ func TestAbandonedStatementCancelled(t *testing.T) {
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // a statement still waiting would run now
-	got, found, err := s.GetNode(ctx, store.DefaultNodeType, 7)
-	if err != nil || !found {
-		t.Fatalf("GetNode: %v, found %v", err, found)
-	}
-	if string(got.Data) != "before" || got.Version != 1 {
-		t.Fatalf("the abandoned UpdateNode was applied after its context ended: version %d data %q", got.Version, got.Data)
-	}
+	sqlstoretest.NotApplied(t, s)
 }

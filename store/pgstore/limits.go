@@ -3,6 +3,10 @@ package pgstore
 import (
 	"context"
 	"fmt"
+
+	"github.com/linkbench-go/linkbench/store"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // ConnectionLimit returns what the server allows ordinary users: its
@@ -14,7 +18,7 @@ import (
 // Errors: the server's (wrapped, password redacted), ctx's, or
 // store.ErrClosed.
 func (s *Store) ConnectionLimit(ctx context.Context) (limit, connected int64, err error) {
-	err = s.admin(ctx, opOpen, func(c *conn) error {
+	err = s.admin(ctx, sqlstore.OpOpen, func(c *conn) error {
 		return c.pc.QueryRow(ctx, "SELECT current_setting('max_connections')::int8 - current_setting('superuser_reserved_connections')::int8, "+
 			"(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')").Scan(&limit, &connected)
 	})
@@ -24,20 +28,11 @@ func (s *Store) ConnectionLimit(ctx context.Context) (limit, connected int64, er
 	return limit, connected, nil
 }
 
-// CloseIdle closes the connections of the idle sessions the Store's own
-// methods borrow (Open's check, NodeStats, ...; of every schema view):
-// they are opened again when needed. A tool calls it before a phase whose
-// workers open sessions of their own, so that the server holds only
-// theirs during the run (16 requesters: 16 backends, not 18).
-func (s *Store) CloseIdle() {
-	c := s.c
-	c.mu.Lock()
-	views := make([]*Store, 0, len(c.views))
-	for _, v := range c.views {
-		views = append(views, v)
-	}
-	c.mu.Unlock()
-	for _, v := range views {
-		v.closePool()
-	}
+// Connections returns what the server allows ordinary users and the
+// client backends connected (store.ConnectionLimiter); a session holds
+// one. Errors: those of ConnectionLimit.
+func (s *Store) Connections(ctx context.Context) (store.Connections, error) {
+	limit, connected, err := s.ConnectionLimit(ctx)
+	return store.Connections{Server: "PostgreSQL", Limit: limit, Connected: connected, PerSession: 1,
+		LimitName: "max_connections - superuser_reserved_connections"}, err
 }

@@ -2,47 +2,21 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
-
-// maxPathSwitches bounds how often one attempt of AddLink or UpdateLink
-// may switch between its insert and update paths (each switch means a
-// concurrent writer inserted or expunged the link in between).
-const maxPathSwitches = 32
-
-// run runs the attempts of one call named o: f until it succeeds, or fails
-// with an error the retry policy does not retry (see retrier.fail).
-// idempotent says whether an attempt may be repeated after it possibly
-// reached the server. f gets the number of attempts that failed before
-// it.
-func (ss *Session) run(ctx context.Context, o op, idempotent bool, f func(attempt int) error) error {
-	if err := ss.enter(ctx, o); err != nil {
-		return err
-	}
-	r := retrier{s: ss.v, o: o}
-	for {
-		err := f(r.attempt)
-		if err == nil {
-			r.done()
-			return nil
-		}
-		if err = r.fail(ctx, err, idempotent); err != nil {
-			return err
-		}
-		if ss.closed {
-			return fmt.Errorf("pgstore: %s: %w", o, store.ErrClosed)
-		}
-	}
-}
 
 // send runs batch b on c after the injection point o:step; on an error
 // the transaction is rolled back (or the connection dropped) unless keep
 // says the caller handles it.
-func (ss *Session) send(ctx context.Context, c *conn, o op, step string, b *batch, row func(int, [][]byte) error) error {
-	err := ss.v.inject(o, step)
+func (ss *Session) send(ctx context.Context, c *conn, o sqlstore.Op, step string, b *batch, row func(int, [][]byte) error) error {
+	err := ss.v.c.eng.Inject(o, step)
 	if err == nil {
 		_, err = c.run(ctx, b, row)
 	}
@@ -50,6 +24,12 @@ func (ss *Session) send(ctx context.Context, c *conn, o op, step string, b *batc
 		ss.after(c, err)
 	}
 	return err
+}
+
+// isDup reports whether err is a duplicate-key error (23505).
+func isDup(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == stateUniqueViolate
 }
 
 // begin starts a write batch: ROLLBACK first when the connection is still
@@ -74,7 +54,23 @@ func begin(c *conn, b *batch) error {
 // is ignored. The integer fields must fit the columns (visibility a
 // SMALLINT, version an INT).
 func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opAddLink, &l, true)
+	return ss.writeLink(ctx, sqlstore.OpAddLink, &l, true)
+}
+
+// writeLink runs AddLink (insertFirst) or UpdateLink: each attempt on the
+// session's connection, with its statements prepared.
+func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
+	err = ss.calls.Run(ctx, o, true, func(int) error {
+		c, err := ss.prepared(ctx)
+		if err == nil {
+			res, err = ss.calls.WriteLink(l, insertFirst,
+				func() (bool, error) { return ss.insertLink(ctx, c, o, l) },
+				func() (store.WriteResult, bool, error) { return ss.updateLink(ctx, c, o, l) },
+				func() { ss.after(c, errConnLost) }) // ends the transaction left open
+		}
+		return err
+	})
+	return res, err
 }
 
 // UpdateLink has AddLink's end state, starting with the locked update and
@@ -83,45 +79,7 @@ func (ss *Session) AddLink(ctx context.Context, l store.Link, noInverse bool) (s
 // otherwise. After a retry that follows a lost commit the result may
 // describe the second attempt, never a wrong state.
 func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return ss.writeLink(ctx, opUpdateLink, &l, false)
-}
-
-func (ss *Session) writeLink(ctx context.Context, o op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
-	err = ss.run(ctx, o, true, func(int) error {
-		var err error
-		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
-		return err
-	})
-	return res, err
-}
-
-// writeLinkOnce is one attempt of AddLink (insertFirst) or UpdateLink.
-func (ss *Session) writeLinkOnce(ctx context.Context, o op, l *store.Link, insertFirst bool) (store.WriteResult, error) {
-	c, err := ss.prepared(ctx)
-	if err != nil {
-		return 0, err
-	}
-	insert := insertFirst
-	for range maxPathSwitches {
-		if insert {
-			dup, err := ss.insertLink(ctx, c, o, l)
-			if err != nil || !dup {
-				return store.LinkInsert, err
-			}
-			ss.v.c.ctr.addToUpd.Add(1)
-			insert = false
-			continue
-		}
-		res, missing, err := ss.updateLink(ctx, c, o, l)
-		if err != nil || !missing {
-			return res, err
-		}
-		ss.v.c.ctr.updToAdd.Add(1)
-		insert = true
-	}
-	ss.after(c, errConnLost) // end the transaction left open
-	return 0, fmt.Errorf("link (%d, %d, %d) kept appearing and disappearing under concurrent writers (%d tries)",
-		l.ID1, l.LinkType, l.ID2, maxPathSwitches)
+	return ss.writeLink(ctx, sqlstore.OpUpdateLink, &l, false)
 }
 
 // visible reports whether a stored visibility counts.
@@ -132,7 +90,7 @@ func visible(v int64) bool { return v == int64(store.VisibilityDefault) }
 // addLink). dup reports a duplicate key: the transaction failed, nothing
 // was done, and the connection is left in the failed transaction block
 // for the update path's batch to roll back.
-func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link) (dup bool, err error) {
+func (ss *Session) insertLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (dup bool, err error) {
 	var b batch
 	if err := begin(c, &b); err != nil {
 		ss.after(c, err)
@@ -174,7 +132,7 @@ func (ss *Session) insertLink(ctx context.Context, c *conn, o op, l *store.Link)
 // with S-lock (SELECT ... FOR UPDATE): one round trip of [ROLLBACK?,
 // BEGIN, S-lock]. found is false when there is no row; the transaction is
 // left open either way. On an error it is rolled back.
-func (ss *Session) lockLink(ctx context.Context, c *conn, o op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
+func (ss *Session) lockLink(ctx context.Context, c *conn, o sqlstore.Op, id1, linkType, id2 int64) (vis int64, found bool, err error) {
 	var b batch
 	if err := begin(c, &b); err != nil {
 		ss.after(c, err)
@@ -236,7 +194,7 @@ func checkDecrement(c *conn, ci int, id1, linkType int64) error {
 // count change?, COMMIT]. missing reports that there was no such link:
 // the transaction is left open (and empty) for the insert path's batch to
 // roll back.
-func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link) (res store.WriteResult, missing bool, err error) {
+func (ss *Session) updateLink(ctx context.Context, c *conn, o sqlstore.Op, l *store.Link) (res store.WriteResult, missing bool, err error) {
 	vis, found, err := ss.lockLink(ctx, c, o, l.ID1, l.LinkType, l.ID2)
 	if err != nil {
 		return 0, false, err
@@ -282,20 +240,19 @@ func (ss *Session) updateLink(ctx context.Context, c *conn, o op, l *store.Link)
 // reports whether the link existed. After a retry that follows a lost
 // commit, found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.run(ctx, opDeleteLink, true, func(int) error {
-		var err error
-		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
+		c, err := ss.prepared(ctx)
+		if err == nil {
+			found, err = ss.deleteLinkOn(ctx, c, id1, linkType, id2, expunge)
+		}
 		return err
 	})
 	return found, err
 }
 
-func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
-	const o = opDeleteLink
-	c, err := ss.prepared(ctx)
-	if err != nil {
-		return false, err
-	}
+// deleteLinkOn is one attempt of DeleteLink on connection c.
+func (ss *Session) deleteLinkOn(ctx context.Context, c *conn, id1, linkType, id2 int64, expunge bool) (bool, error) {
+	const o = sqlstore.OpDeleteLink
 	vis, found, err := ss.lockLink(ctx, c, o, id1, linkType, id2)
 	if err != nil {
 		return false, err
@@ -338,7 +295,7 @@ func (ss *Session) deleteLinkOnce(ctx context.Context, id1, linkType, id2 int64,
 // read runs statement id, with the parameters set by args, on the
 // session's connection outside any transaction block, and calls row for
 // each row (with the row's values, valid until the next row).
-func (ss *Session) read(ctx context.Context, o op, id int, args func(*encoder), row func([][]byte) error) error {
+func (ss *Session) read(ctx context.Context, o sqlstore.Op, id int, args func(*encoder), row func([][]byte) error) error {
 	c, err := ss.prepared(ctx)
 	if err != nil {
 		return err
@@ -349,7 +306,7 @@ func (ss *Session) read(ctx context.Context, o op, id int, args func(*encoder), 
 			return err
 		}
 	}
-	if err := ss.v.inject(o, "select"); err != nil {
+	if err := ss.v.c.eng.Inject(o, "select"); err != nil {
 		return err
 	}
 	args(c.args(id))
@@ -360,52 +317,24 @@ func (ss *Session) read(ctx context.Context, o op, id int, args func(*encoder), 
 
 // scanLink converts a row of linkCols into l, reusing l.Data's capacity.
 func scanLink(vals [][]byte, l *store.Link) error {
-	var err error
-	get := func(v []byte) int64 {
-		x, e := getInt(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	l.ID1 = get(vals[0])
-	l.ID2 = get(vals[1])
-	l.LinkType = get(vals[2])
-	vis := get(vals[3])
-	version := get(vals[5])
-	l.Time = get(vals[6])
-	if err != nil {
-		return err
-	}
-	if vis < -128 || vis > 127 || version < -1<<31 || version > 1<<31-1 {
-		return fmt.Errorf("pgstore: link (%d, %d, %d): visibility %d or version %d out of range",
-			l.ID1, l.LinkType, l.ID2, vis, version)
-	}
-	l.Visibility, l.Version = store.Visibility(vis), int32(version)
-	l.Data = append(l.Data[:0], vals[4]...)
-	return nil
+	return sqlstore.ScanLink(vals, l, getInt, appendBytes)
 }
 
 // appendLink appends the link of row vals to dst, reusing the Data
 // capacity of dst's spare element.
 func appendLink(dst []store.Link, vals [][]byte) ([]store.Link, error) {
-	if len(dst) < cap(dst) {
-		dst = dst[:len(dst)+1]
-	} else {
-		dst = append(dst, store.Link{})
-	}
-	if err := scanLink(vals, &dst[len(dst)-1]); err != nil {
-		return dst[:len(dst)-1], err
-	}
-	return dst, nil
+	return sqlstore.AppendLink(dst, vals, getInt, appendBytes)
 }
+
+// appendBytes appends a bytea value to dst.
+func appendBytes(dst, v []byte) ([]byte, error) { return append(dst, v...), nil }
 
 // GetLink returns the link (hidden or visible) with S-get; found is false
 // when it is absent.
 func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l store.Link, found bool, err error) {
-	err = ss.run(ctx, opGetLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetLink, true, func(int) error {
 		found = false
-		return ss.read(ctx, opGetLink, sGetLink, func(e *encoder) { e.int(id1).int(linkType).int(id2) },
+		return ss.read(ctx, sqlstore.OpGetLink, sGetLink, func(e *encoder) { e.int(id1).int(linkType).int(id2) },
 			func(vals [][]byte) error {
 				if found {
 					return nil
@@ -420,17 +349,34 @@ func (ss *Session) GetLink(ctx context.Context, id1, linkType, id2 int64) (l sto
 	return l, true, nil
 }
 
+// CountLinks returns the count row of (id1, linkType) with S-count, 0 when
+// there is none.
+func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
+	err = ss.calls.Run(ctx, sqlstore.OpCountLinks, true, func(int) error {
+		n = 0
+		return ss.read(ctx, sqlstore.OpCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
+			func(vals [][]byte) (err error) {
+				n, err = getInt(vals[0])
+				return err
+			})
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // MultigetLinks appends to dst the links (hidden included) among id2s
 // that exist, each once, with S-multiget (id2 = ANY($3), the id2s as one
 // int8 array parameter).
 func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
 	if len(id2s) == 0 {
-		return dst, ss.enter(ctx, opMultigetLinks)
+		return dst, ss.calls.Enter(ctx, sqlstore.OpMultigetLinks)
 	}
 	base := len(dst)
-	err := ss.run(ctx, opMultigetLinks, true, func(int) error {
+	err := ss.calls.Run(ctx, sqlstore.OpMultigetLinks, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, opMultigetLinks, sMultiget, func(e *encoder) { e.int(id1).int(linkType).int8Array(id2s) },
+		return ss.read(ctx, sqlstore.OpMultigetLinks, sMultiget, func(e *encoder) { e.int(id1).int(linkType).int8Array(id2s) },
 			func(vals [][]byte) (err error) {
 				dst, err = appendLink(dst, vals)
 				return err
@@ -450,12 +396,12 @@ func (ss *Session) MultigetLinks(ctx context.Context, id1, linkType int64, id2s 
 // of reference §11.2-20); a negative Offset counts as 0.
 func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
 	if r.Limit <= 0 || r.MinTime > r.MaxTime {
-		return dst, ss.enter(ctx, opGetLinkList)
+		return dst, ss.calls.Enter(ctx, sqlstore.OpGetLinkList)
 	}
 	base := len(dst)
-	err := ss.run(ctx, opGetLinkList, true, func(int) error {
+	err := ss.calls.Run(ctx, sqlstore.OpGetLinkList, true, func(int) error {
 		dst = dst[:base]
-		return ss.read(ctx, opGetLinkList, sRange, func(e *encoder) {
+		return ss.read(ctx, sqlstore.OpGetLinkList, sRange, func(e *encoder) {
 			e.int(r.ID1).int(r.LinkType).int(r.MinTime).int(r.MaxTime).int(int64(r.Limit)).int(int64(max(r.Offset, 0)))
 		}, func(vals [][]byte) (err error) {
 			dst, err = appendLink(dst, vals)
@@ -466,74 +412,4 @@ func (ss *Session) GetLinkList(ctx context.Context, r store.LinkRange, dst []sto
 		return dst[:base], err
 	}
 	return dst, nil
-}
-
-// CountLinks returns the count row of (id1, linkType) with S-count, 0 when
-// there is none.
-func (ss *Session) CountLinks(ctx context.Context, id1, linkType int64) (n int64, err error) {
-	err = ss.run(ctx, opCountLinks, true, func(int) error {
-		n = 0
-		return ss.read(ctx, opCountLinks, sCount, func(e *encoder) { e.int(id1).int(linkType) },
-			func(vals [][]byte) (err error) {
-				n, err = getInt(vals[0])
-				return err
-			})
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// AddLink runs Session.AddLink on a session borrowed for the call.
-func (s *Store) AddLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opAddLink, func(ss *Session) (store.WriteResult, error) { return ss.AddLink(ctx, l, noInverse) })
-}
-
-// UpdateLink runs Session.UpdateLink on a session borrowed for the call.
-func (s *Store) UpdateLink(ctx context.Context, l store.Link, noInverse bool) (store.WriteResult, error) {
-	return with(ctx, s, opUpdateLink, func(ss *Session) (store.WriteResult, error) { return ss.UpdateLink(ctx, l, noInverse) })
-}
-
-// DeleteLink runs Session.DeleteLink on a session borrowed for the call.
-func (s *Store) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (bool, error) {
-	return with(ctx, s, opDeleteLink, func(ss *Session) (bool, error) {
-		return ss.DeleteLink(ctx, id1, linkType, id2, noInverse, expunge)
-	})
-}
-
-// GetLink runs Session.GetLink on a session borrowed for the call.
-func (s *Store) GetLink(ctx context.Context, id1, linkType, id2 int64) (store.Link, bool, error) {
-	var found bool
-	l, err := with(ctx, s, opGetLink, func(ss *Session) (l store.Link, err error) {
-		l, found, err = ss.GetLink(ctx, id1, linkType, id2)
-		return l, err
-	})
-	return l, found, err
-}
-
-// MultigetLinks runs Session.MultigetLinks on a session borrowed for the
-// call.
-func (s *Store) MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opMultigetLinks)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.MultigetLinks(ctx, id1, linkType, id2s, dst)
-}
-
-// GetLinkList runs Session.GetLinkList on a session borrowed for the call.
-func (s *Store) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
-	ss, err := s.acquire(ctx, opGetLinkList)
-	if err != nil {
-		return dst, err
-	}
-	defer s.release(ss)
-	return ss.GetLinkList(ctx, r, dst)
-}
-
-// CountLinks runs Session.CountLinks on a session borrowed for the call.
-func (s *Store) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	return with(ctx, s, opCountLinks, func(ss *Session) (int64, error) { return ss.CountLinks(ctx, id1, linkType) })
 }

@@ -2,10 +2,10 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // sequence returns the node table's id sequence, qualified and quoted,
@@ -32,20 +32,20 @@ func (ss *Session) sequence(ctx context.Context, c *conn) (string, error) {
 // allocates: TRUNCATE TABLE, then ALTER SEQUENCE ... RESTART startID
 // (reference §3.5), each in its own round trip, as MD does.
 func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
-	return ss.run(ctx, opResetNodeStore, true, func(int) error {
+	return ss.calls.Run(ctx, sqlstore.OpResetNodeStore, true, func(int) error {
 		c, err := ss.prepared(ctx)
 		if err != nil {
 			return err
 		}
 		seq, err := ss.sequence(ctx, c)
 		if err == nil {
-			err = ss.v.inject(opResetNodeStore, "truncate")
+			err = ss.v.c.eng.Inject(sqlstore.OpResetNodeStore, "truncate")
 		}
 		if err == nil {
 			err = c.exec(ctx, "TRUNCATE TABLE "+c.q.node)
 		}
 		if err == nil {
-			err = ss.v.inject(opResetNodeStore, "restart")
+			err = ss.v.c.eng.Inject(sqlstore.OpResetNodeStore, "restart")
 		}
 		if err == nil {
 			// DDL takes no parameters: the integer is formatted by strconv.
@@ -62,9 +62,9 @@ func (ss *Session) ResetNodeStore(ctx context.Context, startID int64) error {
 // reached the server, AddNode is not repeated (that could add the node
 // twice) and returns a *store.TransientError.
 func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err error) {
-	err = ss.run(ctx, opAddNode, false, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpAddNode, false, func(int) error {
 		id = 0
-		return ss.read(ctx, opAddNode, sInsNode, func(e *encoder) {
+		return ss.read(ctx, sqlstore.OpAddNode, sInsNode, func(e *encoder) {
 			e.int(int64(n.Type)).int(n.Version).int(int64(n.Time)).bytes(n.Data)
 		}, func(vals [][]byte) (err error) {
 			id, err = getInt(vals[0])
@@ -80,9 +80,9 @@ func (ss *Session) AddNode(ctx context.Context, n store.Node) (id int64, err err
 // GetNode returns the node with that id (S-get-node); found is false when
 // it is absent or its type is not nodeType.
 func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n store.Node, found bool, err error) {
-	err = ss.run(ctx, opGetNode, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpGetNode, true, func(int) error {
 		found = false
-		return ss.read(ctx, opGetNode, sGetNode, func(e *encoder) { e.int(id) }, func(vals [][]byte) error {
+		return ss.read(ctx, sqlstore.OpGetNode, sGetNode, func(e *encoder) { e.int(id) }, func(vals [][]byte) error {
 			if found {
 				return nil
 			}
@@ -98,103 +98,40 @@ func (ss *Session) GetNode(ctx context.Context, nodeType int32, id int64) (n sto
 
 // scanNode converts a row of (id, type, version, time, data) into n.
 func scanNode(vals [][]byte, n *store.Node) error {
-	var err error
-	get := func(v []byte) int64 {
-		x, e := getInt(v)
-		if err == nil {
-			err = e
-		}
-		return x
-	}
-	id, typ, version, tm := get(vals[0]), get(vals[1]), get(vals[2]), get(vals[3])
-	if err != nil {
-		return err
-	}
-	if typ < -1<<31 || typ > 1<<31-1 || tm < -1<<31 || tm > 1<<31-1 {
-		return fmt.Errorf("pgstore: node %d: type %d or time %d out of range", id, typ, tm)
-	}
-	n.ID, n.Type, n.Version, n.Time = id, int32(typ), version, int32(tm)
-	n.Data = append(n.Data[:0], vals[4]...)
-	return nil
+	return sqlstore.ScanNode(vals, n, getInt, appendBytes)
 }
 
 // UpdateNode overwrites Version, Time and Data of the node n.ID if its type
 // is n.Type (S-upd-node, autocommit); found is false when there is no such
 // node. PostgreSQL reports matched rows, so an update that changes nothing
 // still finds the node.
-func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, err error) {
-	err = ss.run(ctx, opUpdateNode, true, func(int) error {
-		k, err := ss.write(ctx, opUpdateNode, sUpdNode, func(e *encoder) {
+func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
+	return ss.calls.WriteNode(ctx, sqlstore.OpUpdateNode, n.ID, func() (int64, error) {
+		return ss.write(ctx, sqlstore.OpUpdateNode, sUpdNode, func(e *encoder) {
 			e.int(n.Version).int(int64(n.Time)).bytes(n.Data).int(n.ID).int(int64(n.Type))
 		})
-		if err == nil && k > 1 {
-			err = fmt.Errorf("update of node %d affected %d rows", n.ID, k)
-		}
-		found = k == 1
-		return err
 	})
-	return found && err == nil, err
 }
 
 // DeleteNode deletes the node with that id if its type is nodeType
 // (S-del-node, autocommit); found reports whether it did.
-func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
-	err = ss.run(ctx, opDeleteNode, true, func(int) error {
-		k, err := ss.write(ctx, opDeleteNode, sDelNode, func(e *encoder) { e.int(id).int(int64(nodeType)) })
-		if err == nil && k > 1 {
-			err = fmt.Errorf("delete of node %d affected %d rows", id, k)
-		}
-		found = k == 1
-		return err
+func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	return ss.calls.WriteNode(ctx, sqlstore.OpDeleteNode, id, func() (int64, error) {
+		return ss.write(ctx, sqlstore.OpDeleteNode, sDelNode, func(e *encoder) { e.int(id).int(int64(nodeType)) })
 	})
-	return found && err == nil, err
 }
 
 // write runs statement id in autocommit and returns its affected rows.
-func (ss *Session) write(ctx context.Context, o op, id int, args func(*encoder)) (int64, error) {
+func (ss *Session) write(ctx context.Context, o sqlstore.Op, id int, args func(*encoder)) (int64, error) {
 	c, err := ss.prepared(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if err := ss.v.inject(o, "write"); err != nil {
+	if err := ss.v.c.eng.Inject(o, "write"); err != nil {
 		return 0, err
 	}
 	args(c.args(id))
 	n, err := c.query(ctx, id, nil)
 	ss.after(c, err)
 	return n, err
-}
-
-// ResetNodeStore runs Session.ResetNodeStore on a session borrowed for the
-// call.
-func (s *Store) ResetNodeStore(ctx context.Context, startID int64) error {
-	_, err := with(ctx, s, opResetNodeStore, func(ss *Session) (struct{}, error) {
-		return struct{}{}, ss.ResetNodeStore(ctx, startID)
-	})
-	return err
-}
-
-// AddNode runs Session.AddNode on a session borrowed for the call.
-func (s *Store) AddNode(ctx context.Context, n store.Node) (int64, error) {
-	return with(ctx, s, opAddNode, func(ss *Session) (int64, error) { return ss.AddNode(ctx, n) })
-}
-
-// GetNode runs Session.GetNode on a session borrowed for the call.
-func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (store.Node, bool, error) {
-	var found bool
-	n, err := with(ctx, s, opGetNode, func(ss *Session) (n store.Node, err error) {
-		n, found, err = ss.GetNode(ctx, nodeType, id)
-		return n, err
-	})
-	return n, found, err
-}
-
-// UpdateNode runs Session.UpdateNode on a session borrowed for the call.
-func (s *Store) UpdateNode(ctx context.Context, n store.Node) (bool, error) {
-	return with(ctx, s, opUpdateNode, func(ss *Session) (bool, error) { return ss.UpdateNode(ctx, n) })
-}
-
-// DeleteNode runs Session.DeleteNode on a session borrowed for the call.
-func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	return with(ctx, s, opDeleteNode, func(ss *Session) (bool, error) { return ss.DeleteNode(ctx, nodeType, id) })
 }

@@ -116,24 +116,32 @@
 // anything: CreateSchema, DropSchema, CreateSecondaryIndex and
 // DropSecondaryIndex are the only methods that run DDL (ResetNodeStore
 // truncates the node table, as LinkBench does).
+//
+// # The engine and the dialect
+//
+// The store runs on the engine it shares with package mysqlstore
+// (store/internal/sqlstore): the retry loop, the options every SQL store
+// has and their defaults, the counters, the Store's session-borrowing
+// methods, the schema views, the context watch of a session and the
+// registration. This package is PostgreSQL's dialect of it: the
+// statements and DDL, the SQLSTATEs sorted into the engine's classes
+// (retry: 40001, 40P01; connection: class 08, 57P01..57P03, FATAL and lost
+// sockets; 42P01 and 3F000 also match store.ErrNoSchema), the COPY bulk
+// path, and the session's connection with its prepared statements and
+// batches.
 package pgstore
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Dialect is the SQL dialect of the server: PostgreSQL, or a distributed
@@ -195,17 +203,10 @@ func ParseDialect(s string) (Dialect, error) {
 	return "", fmt.Errorf("pgstore: unknown dialect %q (want postgres, cockroachdb or yugabytedb)", s)
 }
 
-// Isolation levels of Options.Isolation.
-const (
-	ReadCommitted  = "READ COMMITTED"
-	RepeatableRead = "REPEATABLE READ"
-	Serializable   = "SERIALIZABLE"
-)
-
 // Defaults of Options.
 const (
 	// DefaultHost is the server host when neither DSN nor Host is set.
-	DefaultHost = "127.0.0.1"
+	DefaultHost = sqlstore.DefaultHost
 	// DefaultPort is PostgreSQL's TCP port (reference §3.2).
 	DefaultPort = 5432
 	// DefaultDBName is the server database when neither DSN nor DBName
@@ -213,28 +214,39 @@ const (
 	DefaultDBName = "linkbench"
 	// DefaultDBPrefix is LinkBench's default dbprefix: schemas linkdb0,
 	// linkdb1, ...
-	DefaultDBPrefix = "linkdb"
-	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
-	// table names of LinkBench's sample configuration.
-	DefaultLinkTable  = "linktable"
-	DefaultCountTable = "counttable"
-	DefaultNodeTable  = "nodetable"
-	// DefaultMaxConns is the number of connections the Store's own methods
-	// may hold at once (sessions opened with Session come on top).
-	DefaultMaxConns = 64
-	// DefaultRetryAttempts is the attempts per call, the first included.
-	DefaultRetryAttempts = 20
-	// DefaultRetryBackoff is the wait before the first retry; it doubles
-	// up to DefaultRetryMaxBackoff, each wait drawn from [d/2, d].
-	DefaultRetryBackoff    = 10 * time.Millisecond
-	DefaultRetryMaxBackoff = time.Second
-	// DefaultConnectTimeout is the timeout of one connection attempt.
-	DefaultConnectTimeout = 10 * time.Second
-	// DefaultWarmParallelism is the number of connections Warm opens at
-	// once.
-	DefaultWarmParallelism = 8
+	DefaultDBPrefix = sqlstore.DefaultDBPrefix
 	// DefaultApplicationName is the application_name of every connection.
 	DefaultApplicationName = "linkbench-go"
+	// DefaultLinkTable, DefaultCountTable and DefaultNodeTable are the
+	// table names of LinkBench's sample configuration.
+	DefaultLinkTable  = sqlstore.DefaultLinkTable
+	DefaultCountTable = sqlstore.DefaultCountTable
+	DefaultNodeTable  = sqlstore.DefaultNodeTable
+	// ServerApplicationName is the application_name of the connection
+	// DescribeServer opens for its size queries (told apart from the
+	// workers' backends).
+	ServerApplicationName = "linkbench-hostmetrics"
+	// DefaultMaxConns is the number of connections the Store's own methods
+	// may hold at once (sessions opened with Session come on top).
+	DefaultMaxConns = sqlstore.DefaultMaxConns
+	// DefaultRetryAttempts is the attempts per call, the first included.
+	DefaultRetryAttempts = sqlstore.DefaultRetryAttempts
+	// DefaultRetryBackoff is the wait before the first retry; it doubles
+	// up to DefaultRetryMaxBackoff, each wait drawn from [d/2, d].
+	DefaultRetryBackoff    = sqlstore.DefaultRetryBackoff
+	DefaultRetryMaxBackoff = sqlstore.DefaultRetryMaxBackoff
+	// DefaultConnectTimeout is the timeout of one connection attempt.
+	DefaultConnectTimeout = sqlstore.DefaultConnectTimeout
+	// DefaultWarmParallelism is the number of connections Warm opens at
+	// once.
+	DefaultWarmParallelism = sqlstore.DefaultWarmParallelism
+)
+
+// Isolation levels of Options.Isolation.
+const (
+	ReadCommitted  = "READ COMMITTED"
+	RepeatableRead = "REPEATABLE READ"
+	Serializable   = "SERIALIZABLE"
 )
 
 // Options configure Open. The zero value of a field selects its default.
@@ -304,86 +316,31 @@ type Options struct {
 	// discards them. Passwords are redacted.
 	Logger *slog.Logger
 
-	// Inject is a fault-injection seam for tests: when not nil it is called
-	// before each round trip with a label "<Op>:<step>", e.g.
-	// "AddLink:insert" or "UpdateLink:lock"; a non-nil result is treated as
-	// that round trip's error (a *pgconn.PgError with Code "40001"
-	// simulates a serialization failure). It must be safe for concurrent
-	// use.
-	Inject func(op string) error
+	// inject is the fault-injection seam of the package's tests: when not
+	// nil it is called before each round trip with a label "<Op>:<step>",
+	// e.g. "AddLink:insert" or "UpdateLink:lock"; a non-nil result is
+	// treated as that round trip's error (a *pgconn.PgError with Code
+	// "40001" simulates a serialization failure). It must be safe for
+	// concurrent use.
+	inject func(op string) error
 }
 
 // withDefaults returns o with its zero fields defaulted, and checks it.
 func (o Options) withDefaults() (Options, error) {
-	if o.Host == "" {
-		o.Host = DefaultHost
-	}
-	if o.Port == 0 {
-		o.Port = DefaultPort
+	if err := sqlstore.Defaults(&o, "pgstore", DefaultPort, checkIdent); err != nil {
+		return o, err
 	}
 	if o.DBName == "" {
 		o.DBName = DefaultDBName
 	}
-	if o.DBPrefix == "" {
-		o.DBPrefix = DefaultDBPrefix
-	}
 	if o.Schema == "" {
 		o.Schema = o.DBPrefix + "0"
 	}
-	if o.LinkTable == "" {
-		o.LinkTable = DefaultLinkTable
-	}
-	if o.CountTable == "" {
-		o.CountTable = DefaultCountTable
-	}
-	if o.NodeTable == "" {
-		o.NodeTable = DefaultNodeTable
+	if err := checkIdent(o.Schema); err != nil {
+		return o, fmt.Errorf("pgstore: Options.Schema: %w", err)
 	}
 	if o.Dialect == "" {
 		o.Dialect = PostgreSQL
-	}
-	if o.MaxConns == 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	if o.ConnectTimeout == 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
-	}
-	if o.WarmParallelism == 0 {
-		o.WarmParallelism = DefaultWarmParallelism
-	}
-	if o.RetryAttempts == 0 {
-		o.RetryAttempts = DefaultRetryAttempts
-	}
-	if o.RetryBackoff == 0 {
-		o.RetryBackoff = DefaultRetryBackoff
-	}
-	if o.RetryMaxBackoff == 0 {
-		o.RetryMaxBackoff = DefaultRetryMaxBackoff
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	for _, n := range []struct{ what, v string }{
-		{"DBPrefix", o.DBPrefix}, {"Schema", o.Schema}, {"LinkTable", o.LinkTable},
-		{"CountTable", o.CountTable}, {"NodeTable", o.NodeTable},
-	} {
-		if err := checkIdent(n.v); err != nil {
-			return o, fmt.Errorf("pgstore: Options.%s: %w", n.what, err)
-		}
-	}
-	switch {
-	case o.Port < 0 || o.Port > 65535:
-		return o, fmt.Errorf("pgstore: Options.Port %d out of range", o.Port)
-	case o.MaxConns < 1:
-		return o, fmt.Errorf("pgstore: Options.MaxConns %d < 1", o.MaxConns)
-	case o.WarmParallelism < 1:
-		return o, fmt.Errorf("pgstore: Options.WarmParallelism %d < 1", o.WarmParallelism)
-	case o.RetryAttempts < 1:
-		return o, fmt.Errorf("pgstore: Options.RetryAttempts %d < 1", o.RetryAttempts)
-	case o.RetryBackoff < 0 || o.RetryMaxBackoff < o.RetryBackoff:
-		return o, fmt.Errorf("pgstore: Options.RetryBackoff %v / RetryMaxBackoff %v invalid", o.RetryBackoff, o.RetryMaxBackoff)
-	case o.ConnectTimeout < 0:
-		return o, fmt.Errorf("pgstore: Options.ConnectTimeout %v < 0", o.ConnectTimeout)
 	}
 	switch o.Dialect {
 	case PostgreSQL, CockroachDB, YugabyteDB:
@@ -431,13 +388,7 @@ func (s *Store) Isolation() string { return s.c.opts.Isolation }
 // checkIdent reports whether s can name a schema or table: 1..63 bytes,
 // no double quote or NUL.
 func checkIdent(s string) error {
-	if s == "" || len(s) > 63 {
-		return fmt.Errorf("name %q: want 1..63 bytes", s)
-	}
-	if strings.ContainsAny(s, "\"\x00") {
-		return fmt.Errorf("name %q: contains a double quote or NUL", s)
-	}
-	return nil
+	return sqlstore.CheckName(s, 63, "bytes", "\"\x00", "a double quote or NUL")
 }
 
 // quoteIdent double-quotes a name checked by checkIdent.
@@ -445,28 +396,52 @@ func quoteIdent(s string) string { return `"` + s + `"` }
 
 // Store is a LinkBench store on one schema of a PostgreSQL database. It
 // implements store.Store, store.BulkLinkLoader, store.BulkNodeLoader,
-// store.Databases, store.Checker and store.Sessions and is safe for
-// concurrent use. The Store returned by Open serves Options.Schema;
-// Database returns Stores serving other schemas of the same database.
+// store.Databases, store.Checker, store.Sessions and the capabilities of a
+// store on a database server (store.SchemaCreator, store.Contents,
+// store.CounterSource, store.ServerDescriber, store.ConnectionLimiter,
+// store.IdleCloser), and is safe for concurrent use. The Store returned by
+// Open serves Options.Schema; Database returns Stores serving other
+// schemas of the same database.
+//
+// The methods the Store shares with the other SQL store come from the
+// engine they both run on (package store/internal/sqlstore), and go doc
+// does not list them: the store.Store and bulk-load methods (AddLink, ...,
+// AddBulkNodes), each run on a session borrowed for the call (at most
+// Options.MaxConns at once; more wait), and
+//
+//	Database(ctx context.Context, name string) (store.Store, error)
+//	Warm(ctx context.Context, n int) error
+//	Counters() []Counter
+//	CloseIdle()
+//	Close() error
+//
+// Database returns the Store of another schema (the same one for the
+// same name; it neither checks nor creates it; errors: an invalid name,
+// ctx's, store.ErrClosed). Warm connects up to n of the borrowed sessions
+// ahead of a measured run, Options.WarmParallelism at a time. Counters
+// returns the non-zero counters (see Counter), CloseIdle closes the idle
+// borrowed sessions of every schema (they reconnect when needed).
 type Store struct {
-	c    *shared
-	name string // the schema
-	q    *queries
-	pool *pool // sessions of the Store's own methods
+	*pool // the Store's own methods, each on a session borrowed for the call
+	c     *shared
+	name  string // the schema
+	q     *queries
 }
+
+// pool is the engine's session pool of a view.
+type pool = sqlstore.Pool[*Session]
 
 // shared is what every schema view of one Open shares.
 type shared struct {
-	opts   Options
-	cfg    *pgx.ConnConfig // every connection's configuration (copied per connection)
-	log    *slog.Logger
-	red    redactor
-	closed atomic.Bool
-	ctr    counters
-
-	mu    sync.Mutex
-	views map[string]*Store
+	eng  *sqlstore.Engine
+	opts Options
+	cfg  *pgx.ConnConfig // every connection's configuration (copied per connection)
+	log  *slog.Logger
 }
+
+// dialect is PostgreSQL's for the engine: SQLSTATEs, messages' prefix.
+var dialect = sqlstore.Dialect{Pkg: "pgstore", DBKey: "schema", ClassPrefix: "sqlstate",
+	Classify: classify, Unsent: unsent, NoSchema: missingTable, CheckIdent: checkIdent}
 
 // Open connects to the server described by o and checks the connection.
 // It creates and drops nothing. The Store's own methods hold up to
@@ -483,208 +458,43 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &shared{opts: o, cfg: cfg, log: o.Logger, red: red, views: make(map[string]*Store)}
-	c.ctr.errs = make(map[string]int64)
+	c := &shared{opts: o, cfg: cfg, log: o.Logger}
+	c.eng = sqlstore.NewEngine(&o, &dialect, red, o.inject, func(name string) store.Store { return c.newView(name) })
 	s := c.view(o.Schema)
 	// Check the connection with the first pooled session.
-	ss, err := s.acquire(ctx, opOpen)
+	ss, err := sqlstore.Borrow(ctx, s.pool, sqlstore.OpOpen)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := ss.conn(ctx); err != nil {
-		s.release(ss)
+		sqlstore.Return(s.pool, ss)
 		s.Close()
-		return nil, red.err(fmt.Errorf("pgstore: open %s: %w", red.dsn, err))
+		return nil, red.Err(fmt.Errorf("pgstore: open %s: %w", red.DSN, err))
 	}
-	s.release(ss)
+	sqlstore.Return(s.pool, ss)
 	return s, nil
 }
 
-// connConfig builds pgx's connection configuration from o and returns it
-// with the redactor of its password.
-func connConfig(o *Options) (*pgx.ConnConfig, redactor, error) {
-	dsn := o.DSN
-	red := redactor{}
-	if dsn == "" {
-		u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)), Path: "/" + o.DBName}
-		if o.Password != "" {
-			u.User = url.UserPassword(o.User, o.Password)
-		} else if o.User != "" {
-			u.User = url.User(o.User)
-		}
-		dsn = u.String()
-		red.pw = o.Password
-	} else {
-		red.pw = dsnPassword(dsn)
-	}
-	red.dsn = RedactDSN(dsn)
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, red, red.err(fmt.Errorf("pgstore: DSN %s: %w", red.dsn, err))
-	}
-	if cfg.Password != "" {
-		red.pw = cfg.Password
-	}
-	if cfg.Database == "" || (o.DSN != "" && !dsnNamesDatabase(o.DSN)) {
-		cfg.Database = DefaultDBName
-	}
-	if o.DSN == "" && o.DBName != "" {
-		cfg.Database = o.DBName
-	}
-	if cfg.ConnectTimeout == 0 || o.ConnectTimeout < cfg.ConnectTimeout {
-		cfg.ConnectTimeout = o.ConnectTimeout
-	}
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
-	}
-	if cfg.RuntimeParams["application_name"] == "" {
-		cfg.RuntimeParams["application_name"] = DefaultApplicationName
-	}
-	if o.Dialect != CockroachDB {
-		cfg.RuntimeParams["default_transaction_isolation"] = strings.ToLower(o.Isolation)
-	}
-	// The store prepares and describes its statements itself and talks to
-	// pgconn directly: pgx's caches would only hold memory.
-	// pgx's own queries (checks, DDL) run as unnamed statements.
-	cfg.StatementCacheCapacity = 0
-	cfg.DescriptionCacheCapacity = 0
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	return cfg, red, nil
-}
-
-// dsnNamesDatabase reports whether a DSN names a database (a URL path or a
-// dbname keyword); pgx would otherwise default it to the user name.
-func dsnNamesDatabase(dsn string) bool {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		return err == nil && strings.TrimPrefix(u.Path, "/") != ""
-	}
-	for _, f := range strings.Fields(dsn) {
-		if strings.HasPrefix(f, "dbname=") && len(f) > len("dbname=") {
-			return true
-		}
-	}
-	return false
-}
-
 // view returns the Store serving schema name, creating it on first use.
-func (c *shared) view(name string) *Store {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.views[name]; ok {
-		return s
-	}
-	s := &Store{c: c, name: name, q: newQueries(&c.opts, name), pool: newPool(c.opts.MaxConns)}
-	c.views[name] = s
+func (c *shared) view(name string) *Store { return c.eng.View(name).(*Store) }
+
+// newView makes the Store serving schema name, with its session pool.
+func (c *shared) newView(name string) *Store {
+	s := &Store{c: c, name: name, q: newQueries(&c.opts, name)}
+	s.pool = sqlstore.NewPool(c.eng, s.newSession, func(ctx context.Context, ss *Session) error {
+		_, err := ss.conn(ctx)
+		return err
+	})
 	return s
 }
 
 // Name returns the schema this Store serves.
 func (s *Store) Name() string { return s.name }
 
-// Database returns a Store serving the schema name (for LinkBench's
-// dbprefix/dbcount: DBPrefix + index), sharing this Store's options,
-// counters and lifetime; repeated calls with one name return the same
-// Store. It neither checks nor creates the schema. Errors: an invalid
-// name, ctx's error, or store.ErrClosed (wrapped) after Close.
-func (s *Store) Database(ctx context.Context, name string) (store.Store, error) {
-	if err := s.check(ctx, "Database"); err != nil {
-		return nil, err
-	}
-	if err := checkIdent(name); err != nil {
-		return nil, fmt.Errorf("pgstore: Database: %w", err)
-	}
-	return s.c.view(name), nil
-}
-
-// Close closes the idle connections of every schema view of this Open
-// (Close on any view closes them all). Sessions opened with Session belong
-// to their openers: their calls fail after Close with errors wrapping
-// store.ErrClosed, and their Close closes their connections. Later calls
-// of the Store return errors wrapping store.ErrClosed. Close may be called
-// more than once.
-func (s *Store) Close() error {
-	c := s.c
-	if c.closed.Swap(true) {
-		return nil
-	}
-	c.mu.Lock()
-	views := make([]*Store, 0, len(c.views))
-	for _, v := range c.views {
-		views = append(views, v)
-	}
-	c.mu.Unlock()
-	for _, v := range views {
-		v.closePool()
-	}
-	return nil
-}
-
-// Warm connects up to n of the sessions the Store's own methods borrow (at
-// most Options.MaxConns), Options.WarmParallelism at a time. (The
-// benchmark's workers open sessions of their own, which connect when
-// opened.) Errors: the first connection error (wrapped, password
-// redacted), ctx's error, or store.ErrClosed.
-func (s *Store) Warm(ctx context.Context, n int) error {
-	if err := s.check(ctx, "Warm"); err != nil {
-		return err
-	}
-	n = min(n, s.c.opts.MaxConns)
-	if n <= 0 {
-		return nil
-	}
-	sessions := make([]*Session, 0, n)
-	defer func() {
-		for _, ss := range sessions {
-			s.release(ss)
-		}
-	}()
-	for range n {
-		ss, err := s.acquire(ctx, opWarm)
-		if err != nil {
-			return err
-		}
-		sessions = append(sessions, ss)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.c.opts.WarmParallelism)
-	for _, ss := range sessions {
-		g.Go(func() error {
-			_, err := ss.conn(gctx)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return s.c.red.err(fmt.Errorf("pgstore: Warm %s: %w", s.c.red.dsn, err))
-	}
-	return nil
-}
-
 // DSN returns the store's connection string with its password redacted,
 // for reports.
-func (s *Store) DSN() string { return s.c.red.dsn }
+func (s *Store) DSN() string { return s.c.eng.Red().DSN }
 
-// check returns the error a call named op must return before doing
-// anything: ctx's error or store.ErrClosed, wrapped.
-func (s *Store) check(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("pgstore: %s: %w", op, err)
-	}
-	if s.c.closed.Load() {
-		return fmt.Errorf("pgstore: %s: %w", op, store.ErrClosed)
-	}
-	return nil
-}
-
-// Interface checks.
-var (
-	_ store.Store          = (*Store)(nil)
-	_ store.BulkLinkLoader = (*Store)(nil)
-	_ store.BulkNodeLoader = (*Store)(nil)
-	_ store.Databases      = (*Store)(nil)
-	_ store.Checker        = (*Store)(nil)
-	_ store.Sessions       = (*Store)(nil)
-	_ store.Session        = (*Session)(nil)
-	_ store.BulkLinkLoader = (*Session)(nil)
-	_ store.BulkNodeLoader = (*Session)(nil)
-)
+// The Store and Session implement every interface of a SQL store
+// (sqlstore.StoreType, sqlstore.Session).
+var _ = sqlstore.Implements[*Store, *Session]

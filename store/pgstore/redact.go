@@ -3,10 +3,12 @@ package pgstore
 import (
 	"net/url"
 	"strings"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // redactedPassword replaces passwords in DSNs, errors and log lines.
-const redactedPassword = "*****"
+const redactedPassword = sqlstore.RedactedPassword
 
 // RedactDSN returns dsn with its password replaced by "*****", for error
 // messages and logs. Both of PostgreSQL's forms are handled: a URL
@@ -148,48 +150,3 @@ func dsnPassword(dsn string) string {
 	}
 	return ""
 }
-
-// redactor removes one password from error messages and log lines.
-type redactor struct {
-	pw  string // the password ("" = nothing to hide)
-	dsn string // the DSN with the password redacted
-}
-
-// str returns s with every occurrence of the password replaced, and of
-// its URL-escaped form.
-func (r redactor) str(s string) string {
-	if r.pw == "" {
-		return s
-	}
-	s = strings.ReplaceAll(s, r.pw, redactedPassword)
-	if esc := url.QueryEscape(r.pw); esc != r.pw {
-		s = strings.ReplaceAll(s, esc, redactedPassword)
-	}
-	if esc := url.PathEscape(r.pw); esc != r.pw {
-		s = strings.ReplaceAll(s, esc, redactedPassword)
-	}
-	return s
-}
-
-// err returns err, or a wrapper whose message hides the password when
-// err's message contains it. errors.Is and errors.As see through the
-// wrapper.
-func (r redactor) err(err error) error {
-	if err == nil || r.pw == "" {
-		return err
-	}
-	msg := err.Error()
-	if red := r.str(msg); red != msg {
-		return &redactedError{msg: red, err: err}
-	}
-	return err
-}
-
-// redactedError is an error whose message had a password removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }

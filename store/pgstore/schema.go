@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // SchemaOptions configure CreateSchema.
@@ -56,7 +59,7 @@ func (s *Store) CreateSchema(ctx context.Context, name string, opts SchemaOption
 	}
 	q := newQueries(&s.c.opts, name)
 	stmts := createStatements(q, &s.c.opts, opts)
-	err := s.admin(ctx, opSchema, func(c *conn) error {
+	err := s.admin(ctx, sqlstore.OpSchema, func(c *conn) error {
 		for _, st := range stmts {
 			if err := c.exec(ctx, st); err != nil {
 				return fmt.Errorf("%s: %w", firstLine(st), err)
@@ -68,6 +71,20 @@ func (s *Store) CreateSchema(ctx context.Context, name string, opts SchemaOption
 		return s.ddlErr("CreateSchema", err)
 	}
 	return nil
+}
+
+// EnsureSchema creates schema name and LinkBench's tables in it if they do
+// not exist (store.SchemaCreator): CreateSchema with IfNotExists, without
+// id1_type when o.DeferIndex.
+func (s *Store) EnsureSchema(ctx context.Context, name string, o store.SchemaOptions) error {
+	return s.CreateSchema(ctx, name, SchemaOptions{IfNotExists: true, DeferSecondaryIndex: o.DeferIndex})
+}
+
+// CreateDeferredIndex adds the link table's id1_type index in schema name,
+// if it is missing, after a load into tables EnsureSchema created with
+// DeferIndex (store.SchemaCreator): CreateSecondaryIndex with IfNotExists.
+func (s *Store) CreateDeferredIndex(ctx context.Context, name string) error {
+	return s.CreateSecondaryIndex(ctx, name, SchemaOptions{IfNotExists: true})
 }
 
 // createStatements returns the DDL of CreateSchema.
@@ -146,7 +163,7 @@ func firstLine(st string) string {
 
 // ddlErr wraps a schema method's error.
 func (s *Store) ddlErr(what string, err error) error {
-	return s.c.red.err(fmt.Errorf("pgstore: %s: %w", what, err))
+	return s.c.eng.Red().Err(fmt.Errorf("pgstore: %s: %w", what, err))
 }
 
 // CreateSecondaryIndex adds the link table's id1_type index in schema name
@@ -163,7 +180,7 @@ func (s *Store) CreateSecondaryIndex(ctx context.Context, name string, opts Sche
 		return fmt.Errorf("pgstore: CreateSecondaryIndex: %w", err)
 	}
 	st := indexStatement(newQueries(&s.c.opts, name), s.c.opts.Dialect, opts)
-	if err := s.admin(ctx, opSchema, func(c *conn) error { return c.exec(ctx, st) }); err != nil {
+	if err := s.admin(ctx, sqlstore.OpSchema, func(c *conn) error { return c.exec(ctx, st) }); err != nil {
 		return s.ddlErr("CreateSecondaryIndex", err)
 	}
 	return nil
@@ -181,7 +198,7 @@ func (s *Store) DropSecondaryIndex(ctx context.Context, name string) error {
 		return fmt.Errorf("pgstore: DropSecondaryIndex: %w", err)
 	}
 	st := "DROP INDEX " + quoteIdent(name) + ".id1_type"
-	if err := s.admin(ctx, opSchema, func(c *conn) error { return c.exec(ctx, st) }); err != nil {
+	if err := s.admin(ctx, sqlstore.OpSchema, func(c *conn) error { return c.exec(ctx, st) }); err != nil {
 		return s.ddlErr("DropSecondaryIndex", err)
 	}
 	return nil
@@ -202,7 +219,7 @@ func (s *Store) DropSchema(ctx context.Context, name string) error {
 	if s.c.opts.Dialect != PostgreSQL {
 		stmts = append(stmts, "DROP SEQUENCE IF EXISTS "+q.schema+"."+quoteIdent(q.nodeTable+"_id_seq"))
 	}
-	err := s.admin(ctx, opSchema, func(c *conn) error {
+	err := s.admin(ctx, sqlstore.OpSchema, func(c *conn) error {
 		for _, st := range stmts {
 			if err := c.exec(ctx, st); err != nil {
 				return err

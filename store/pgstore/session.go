@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
 )
 
 // Session is a store.Session of one schema: the calls of one worker (a
@@ -30,19 +29,14 @@ import (
 // before closing its Store; after the Store's Close its calls return
 // errors wrapping store.ErrClosed.
 type Session struct {
-	v      *Store
-	c      *conn // written under wmu (the context watch reads it)
-	closed bool
+	v *Store
+	c *conn // replaced under the watch's lock (its interruption reads it)
 
-	// The context watch: the context of the latest call, and the stop of
-	// its context.AfterFunc, which interrupts the connection. pgconn is
+	// calls runs the calls: checks, retries, and the context watch that
+	// interrupts the connection when the calls' context ends (pgconn is
 	// then called with context.Background(), so that it does not register
-	// a watch of its own at every round trip.
-	wctx  context.Context
-	wstop func() bool
-	wmu   sync.Mutex // guards c's replacement, wgen and fired against the AfterFunc
-	wgen  uint64
-	fired bool
+	// a watch of its own at every round trip).
+	calls sqlstore.Calls
 }
 
 // Session opens a session of the schema this Store serves and connects
@@ -50,31 +44,31 @@ type Session struct {
 // measured call does not pay for connecting. Errors: a failed connection
 // (wrapped, password redacted), ctx's error, or store.ErrClosed.
 func (s *Store) Session(ctx context.Context) (store.Session, error) {
-	if err := s.check(ctx, "Session"); err != nil {
+	if err := s.c.eng.Check(ctx, "Session"); err != nil {
 		return nil, err
 	}
-	ss := &Session{v: s}
-	r := retrier{s: s, o: opSession}
-	for {
+	ss := s.newSession()
+	err := s.c.eng.Retry(ctx, sqlstore.OpSession, s.name, true, func(int) error {
 		_, err := ss.conn(ctx)
 		if err == nil {
-			if _, err = ss.prepared(ctx); err == nil || missingTable(err) {
-				r.done()
-				return ss, nil
+			if _, err = ss.prepared(ctx); missingTable(err) {
+				err = nil // prepared at the first use, after CreateSchema
 			}
 		}
-		if err = r.fail(ctx, err, true); err != nil {
-			ss.Close()
-			return nil, s.c.red.err(fmt.Errorf("pgstore: Session %s: %w", s.c.red.dsn, err))
-		}
+		return err
+	})
+	if err != nil {
+		ss.Close()
+		return nil, s.c.eng.Red().Err(fmt.Errorf("pgstore: Session %s: %w", s.c.eng.Red().DSN, err))
 	}
+	return ss, nil
 }
 
-// missingTable reports whether err says a table or schema does not exist
-// (statements are then prepared at their first use, after CreateSchema).
-func missingTable(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == stateUndefinedTab || pe.Code == stateInvalidSchema)
+// newSession returns a session of s, not connected yet.
+func (s *Store) newSession() *Session {
+	ss := &Session{v: s}
+	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
+	return ss
 }
 
 // Name returns the schema the session serves.
@@ -82,71 +76,23 @@ func (ss *Session) Name() string { return ss.v.name }
 
 // Close closes the session's connection. It may be called more than once.
 func (ss *Session) Close() error {
-	if ss.closed {
-		return nil
-	}
-	ss.closed = true
-	if ss.wstop != nil {
-		ss.wstop()
-		ss.wstop = nil
-	}
-	ss.drop()
-	return nil
-}
-
-// enter starts a call named o: it fails on a closed session or store or a
-// done context, and makes the context watch follow ctx.
-func (ss *Session) enter(ctx context.Context, o op) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("pgstore: %s: %w", o, err)
-	}
-	if ss.closed || ss.v.c.closed.Load() {
-		return fmt.Errorf("pgstore: %s: %w", o, store.ErrClosed)
-	}
-	if ctx != ss.wctx {
-		ss.watch(ctx)
+	if ss.calls.Close(func(bool) {}) {
+		ss.drop()
 	}
 	return nil
 }
 
-// watch arranges for the session's connection to be interrupted (a
-// deadline in the past) when ctx is done. A worker passes the same context
-// to every call, so this runs once per phase, not per call.
-func (ss *Session) watch(ctx context.Context) {
-	if ss.wstop != nil {
-		ss.wstop()
-	}
-	ss.wmu.Lock()
-	ss.wgen++
-	gen := ss.wgen
-	if ss.fired {
-		// The previous context interrupted an idle connection: make it
-		// usable again (one interrupted mid-statement was dropped).
-		if ss.c != nil {
-			_ = ss.c.pg.Conn().SetDeadline(time.Time{})
-		}
-		ss.fired = false
-	}
-	ss.wmu.Unlock()
-	ss.wctx = ctx
-	ss.wstop = nil
+// rearm makes a connection that the previous context interrupted while
+// it was idle usable again (one interrupted mid-statement was dropped).
+func (ss *Session) rearm() {
 	if ss.c != nil {
-		ss.c.watched = ctx
-	}
-	if ctx.Done() != nil {
-		ss.wstop = context.AfterFunc(ctx, func() { ss.interrupt(gen) })
+		_ = ss.c.pg.Conn().SetDeadline(time.Time{})
 	}
 }
 
-// interrupt interrupts the connection when the watch of generation gen is
-// still current.
-func (ss *Session) interrupt(gen uint64) {
-	ss.wmu.Lock()
-	defer ss.wmu.Unlock()
-	if gen != ss.wgen {
-		return
-	}
-	ss.fired = true
+// interrupt interrupts the connection (the context watch fired): a
+// deadline in the past.
+func (ss *Session) interrupt() {
 	if ss.c != nil {
 		_ = ss.c.pg.Conn().SetDeadline(time.Unix(1, 0))
 	}
@@ -160,19 +106,19 @@ func (ss *Session) conn(ctx context.Context) (*conn, error) {
 			return c, nil
 		}
 		ss.drop()
-		ss.v.c.ctr.reconnects.Add(1)
+		ss.v.c.eng.Events.Reconnects.Add(1)
 	}
 	pc, err := pgx.ConnectConfig(ctx, ss.v.c.cfg.Copy())
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q, watched: ss.wctx}
-	ss.wmu.Lock()
-	ss.c = c
-	if ss.fired {
-		_ = c.pg.Conn().SetDeadline(time.Unix(1, 0))
-	}
-	ss.wmu.Unlock()
+	c := &conn{pc: pc, pg: pc.PgConn(), q: ss.v.q, watch: ss.calls.Watch()}
+	ss.calls.Watch().Locked(func(fired bool) {
+		ss.c = c
+		if fired {
+			ss.interrupt()
+		}
+	})
 	return c, nil
 }
 
@@ -193,10 +139,8 @@ func (ss *Session) prepared(ctx context.Context) (*conn, error) {
 // drop closes the connection after an error that may have left it
 // unusable; the next call opens a new one.
 func (ss *Session) drop() {
-	ss.wmu.Lock()
-	c := ss.c
-	ss.c = nil
-	ss.wmu.Unlock()
+	var c *conn
+	ss.calls.Watch().Locked(func(bool) { c, ss.c = ss.c, nil })
 	if c != nil {
 		c.close()
 	}
@@ -221,13 +165,13 @@ func (ss *Session) after(c *conn, err error) {
 		ss.cancel(c)
 		ss.drop()
 		if c.pg.IsClosed() {
-			ss.v.c.ctr.reconnects.Add(1)
+			ss.v.c.eng.Events.Reconnects.Add(1)
 		}
 		return
 	}
 	if c.pg.IsClosed() {
 		ss.drop()
-		ss.v.c.ctr.reconnects.Add(1) // the next call connects again
+		ss.v.c.eng.Events.Reconnects.Add(1) // the next call connects again
 		return
 	}
 	if c.txOpen() {
@@ -244,10 +188,10 @@ func (ss *Session) cancel(c *conn) {
 	defer cancel()
 	if err := c.pg.CancelRequest(ctx); err != nil {
 		ss.v.c.log.Debug("pgstore: cancel request of an abandoned statement failed", "pid", c.pg.PID(),
-			"err", ss.v.c.red.str(err.Error()))
+			"err", ss.v.c.eng.Red().Str(err.Error()))
 		return
 	}
-	ss.v.c.ctr.cancelled.Add(1)
+	ss.v.c.eng.Events.Cancelled.Add(1)
 }
 
 // rollback ends the open or failed transaction of c (MD's
@@ -264,71 +208,4 @@ func (ss *Session) rollback(c *conn) {
 		}
 	}
 	ss.drop()
-}
-
-// pool is the set of idle sessions the Store's own methods run on: a
-// Store shared by many goroutines borrows a session per call.
-type pool struct {
-	ch chan *Session // capacity Options.MaxConns: idle sessions, nil for a free slot
-}
-
-func newPool(n int) *pool {
-	p := &pool{ch: make(chan *Session, n)}
-	for range n {
-		p.ch <- nil
-	}
-	return p
-}
-
-// acquire borrows a session of s (not connected yet when new), waiting
-// while MaxConns calls are under way.
-func (s *Store) acquire(ctx context.Context, o op) (*Session, error) {
-	if err := s.check(ctx, o.String()); err != nil {
-		return nil, err
-	}
-	select {
-	case ss := <-s.pool.ch:
-		if ss == nil || ss.closed {
-			ss = &Session{v: s}
-		}
-		return ss, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("pgstore: %s: %w", o, ctx.Err())
-	}
-}
-
-// release returns a borrowed session.
-func (s *Store) release(ss *Session) {
-	if s.c.closed.Load() {
-		ss.Close()
-		s.pool.ch <- nil
-		return
-	}
-	s.pool.ch <- ss
-}
-
-// closePool closes the idle sessions of the pool.
-func (s *Store) closePool() {
-	for range cap(s.pool.ch) {
-		select {
-		case ss := <-s.pool.ch:
-			if ss != nil {
-				ss.Close()
-			}
-			defer func() { s.pool.ch <- nil }()
-		default:
-			return
-		}
-	}
-}
-
-// with runs f on a borrowed session.
-func with[T any](ctx context.Context, s *Store, o op, f func(*Session) (T, error)) (T, error) {
-	ss, err := s.acquire(ctx, o)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer s.release(ss)
-	return f(ss)
 }

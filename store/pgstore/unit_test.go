@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkbench-go/linkbench/store/internal/sqlstore"
+	"github.com/linkbench-go/linkbench/store/internal/sqlstoretest"
 )
 
 func TestRedactDSN(t *testing.T) {
@@ -35,9 +39,9 @@ func TestRedactDSN(t *testing.T) {
 }
 
 func TestRedactorError(t *testing.T) {
-	r := redactor{pw: "p@ss word"}
+	r := sqlstore.Redactor{PW: "p@ss word"}
 	base := fmt.Errorf("dial postgres://u:%s@h and %s", url.QueryEscape("p@ss word"), "p@ss word")
-	err := r.err(base)
+	err := r.Err(base)
 	if strings.Contains(err.Error(), "p@ss") || strings.Contains(err.Error(), "p%40ss") {
 		t.Fatalf("password left in %q", err)
 	}
@@ -78,24 +82,17 @@ func TestOptionsRefused(t *testing.T) {
 // on the port) is an error without the password, with the redacted DSN.
 func TestOpenRefusedConnectionRedacted(t *testing.T) {
 	pw := fmt.Sprintf("Wr0ng-%08x", rand.Uint32())
-	var logs syncBuffer
 	for _, o := range []Options{
 		{DSN: "postgres://lb:" + pw + "@127.0.0.1:1/linkbench?connect_timeout=2"},
 		{Host: "127.0.0.1", Port: 1, User: "lb", Password: pw},
 	} {
-		o.Logger = debugLogger(&logs)
 		o.RetryAttempts = 2
 		o.ConnectTimeout = 2 * time.Second
-		_, err := Open(context.Background(), o)
-		if err == nil {
-			t.Fatal("Open on a closed port succeeded")
-		}
-		if strings.Contains(err.Error(), pw) || strings.Contains(fmt.Sprintf("%+v", err), pw) || strings.Contains(logs.String(), pw) {
-			t.Fatalf("password leaked: %v / %s", err, logs.String())
-		}
-		if !strings.Contains(err.Error(), ":*****@") {
-			t.Fatalf("error does not show the redacted DSN: %v", err)
-		}
+		sqlstoretest.RefusedRedacted(t, func(log *slog.Logger) error {
+			o.Logger = log
+			_, err := Open(context.Background(), o)
+			return err
+		}, pw, ":*****@")
 	}
 }
 
