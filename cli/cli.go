@@ -121,9 +121,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
-	"time"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/results"
@@ -295,8 +293,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.keys {
 		return o, nil // -keys lists the keys, whatever else was given
 	}
-	if o.steps < 1 || o.steps > maxSteps {
-		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases from 1 to %d", o.steps, maxSteps)}
+	if o.steps < 1 || o.steps > linkbench.MaxSteps {
+		return nil, usageError{fmt.Errorf("-steps %d: want a number of request phases from 1 to %d", o.steps, linkbench.MaxSteps)}
 	}
 	switch o.tableFormat {
 	case "text", "csv", "markdown", "md":
@@ -470,8 +468,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err != nil {
 		return r.fail(err)
 	}
-	r.setupHost(ctx)
-	defer r.host.close()
 	if code, done := r.runPhases(ctx); done {
 		return code
 	}
@@ -521,8 +517,6 @@ type runner struct {
 	// outputFailed: an output file could not be completed at the end
 	// (exit status 1).
 	outputFailed bool
-	host         *hostSource
-	sampler      *hostmetrics.Sampler
 	files        []results.File // the phases' results, in order
 }
 
@@ -753,167 +747,82 @@ func (r *runner) checkOutputs() error {
 	return nil
 }
 
-// setupHost finds what the host metrics sample and starts the sampler; on
-// a system without Linux's /proc the results have no host metrics.
-func (r *runner) setupHost(ctx context.Context) {
-	r.host = newHostSource(ctx, r.o, r.cfg, r.st)
-	log := r.cfg.Logger
-	for _, n := range r.host.notes {
-		log.Warn("host metrics: " + n)
+// plan is the run's plan for the library (linkbench.Run): the phases the
+// flags select, the label and result files, host metrics, and the report
+// headers' store and client lines.
+func (r *runner) plan() linkbench.Plan {
+	o := r.o
+	p := linkbench.Plan{Load: o.load, Request: o.req, Steps: o.steps, Requesters: o.sweep,
+		Label: o.label, ResultsDir: o.resultsDir, Overwrite: o.overwrite, StoreName: r.storeName,
+		Host:   &linkbench.HostOptions{Datadir: o.datadir, Devices: o.devices, ServerPID: o.serverPID},
+		Header: []stats.KV{{Key: "store", Value: r.st.desc}, {Key: "client", Value: r.procsDesc}}}
+	if o.deferIndex {
+		p.Hooks.AfterLoad = func(ctx context.Context) error { return r.st.createSecondaryIndex(ctx, r.cfg) }
 	}
-	s, err := hostmetrics.New(r.host.opts)
-	if err != nil {
-		log.Warn("host metrics: not sampled", "err", err)
-		return
-	}
-	r.sampler = s
-	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", r.host.opts.ServerPID, "size", r.host.sizeNote)
-}
-
-// phaseRun is one phase to run: the load, or one request step.
-type phaseRun struct {
-	name  string // load or request
-	phase stats.Phase
-	tag   string
-	cfg   linkbench.Config
-}
-
-// phaseList returns the phases the options ask for: the load, then the
-// request phases, one per requesters value of a sweep and step.
-func (r *runner) phaseList() []phaseRun {
-	var ps []phaseRun
-	if r.o.load {
-		ps = append(ps, phaseRun{name: "load", phase: stats.PhaseLoad, cfg: *r.cfg})
-	}
-	if !r.o.req {
-		return ps
-	}
-	counts := r.o.sweep
-	if len(counts) == 0 {
-		counts = []int{r.cfg.Requesters}
-	}
-	for _, n := range counts {
-		for step := 1; step <= r.o.steps; step++ {
-			c := *r.cfg
-			c.Requesters = n
-			tag := ""
-			switch {
-			case r.o.steps > 1:
-				tag = fmt.Sprintf("L%d.P%d", step, n)
-			case len(r.o.sweep) > 0:
-				tag = fmt.Sprintf("P%d", n)
-			}
-			ps = append(ps, phaseRun{name: "request", phase: stats.PhaseRequest, tag: tag, cfg: c})
-		}
-	}
-	return ps
-}
-
-// phaseBase is the name of a phase's result file in -results, without
-// its extension: [label.]load or [label.]request[.tag].
-func (r *runner) phaseBase(p phaseRun) string {
-	base := p.name
-	if r.o.label != "" {
-		base = fileSafe(r.o.label) + "." + base
-	}
-	if p.tag != "" {
-		base += "." + p.tag
-	}
-	return base
+	return p
 }
 
 // checkResultFiles refuses, before anything runs, to overwrite a result
 // file of an earlier run (same -results, -label and tags) unless
-// -overwrite is given.
+// -overwrite is given, and a plan the library would refuse.
 func (r *runner) checkResultFiles() error {
-	if r.o.resultsDir == "" || r.o.overwrite {
-		return nil
-	}
-	for _, p := range r.phaseList() {
-		name := filepath.Join(r.o.resultsDir, r.phaseBase(p)+".json")
-		if _, err := os.Lstat(name); err == nil {
-			return usageError{fmt.Errorf("-results: %s exists (a result of an earlier run): use another -label or -results, or -overwrite", name)}
+	p := linkbench.Plan{Load: r.o.load, Request: r.o.req, Steps: r.o.steps, Requesters: r.o.sweep,
+		Label: r.o.label, ResultsDir: r.o.resultsDir, Overwrite: r.o.overwrite}
+	if err := p.Check(*r.cfg); err != nil {
+		if re := (*linkbench.ResultExistsError)(nil); errors.As(err, &re) {
+			return usageError{fmt.Errorf("-results: %s exists (a result of an earlier run): use another -label or -results, or -overwrite", re.Path)}
 		}
+		return usageError{err}
 	}
 	return nil
 }
 
-// runPhases runs the phases, printing each report (and writing its result
-// file); it returns done with the exit status when the run must stop.
+// errStdoutGone stops a run whose standard output failed and which keeps
+// nothing in files.
+var errStdoutGone = errors.New("standard output gone")
+
+// runPhases runs the phases through the library (linkbench.Run), printing
+// each report as soon as its result files are on disk; it returns done
+// with the exit status when the run must stop.
 func (r *runner) runPhases(ctx context.Context) (int, bool) {
-	for _, p := range r.phaseList() {
-		rep, f, err := r.runPhase(ctx, p)
-		if rep != nil {
-			if werr := r.writeReport(rep); werr != nil {
-				return r.fail(werr), true
+	if !r.o.load && !r.o.req {
+		return 0, false
+	}
+	cfg := *r.cfg
+	// preflight checked that the graph is there (or the load puts its
+	// nodes there and verifies them): Request need not count the nodes
+	// again, which takes seconds on a large SQL table.
+	cfg.AllowEmptyStore = true
+	plan := r.plan()
+	plan.Hooks.AfterPhase = func(_ context.Context, res linkbench.PhaseResult) error {
+		if res.Report != nil {
+			if err := r.writeReport(res.Report); err != nil {
+				return err
 			}
 		}
-		if f != nil {
-			r.files = append(r.files, *f)
+		if res.File != nil {
+			r.files = append(r.files, *res.File)
 		}
 		if r.stdoutFailed() && !r.writesFiles() {
-			// Nothing of the phases to come would be kept.
-			return 0, true
+			return errStdoutGone // nothing of the phases to come would be kept
 		}
-		if code, ok := r.interrupted(p.name); ok {
-			return code, true
-		}
-		if err != nil {
-			return r.fail(err), true
-		}
-		if p.phase == stats.PhaseLoad && r.o.deferIndex {
-			if err := r.st.createSecondaryIndex(ctx, r.cfg); err != nil {
-				return r.fail(err), true
-			}
-		}
+		return nil
+	}
+	res, err := linkbench.Run(ctx, cfg, r.runStore, plan)
+	if errors.Is(err, errStdoutGone) {
+		return 0, true
+	}
+	phase := "request"
+	if n := len(res); n > 0 && res[n-1].Phase == stats.PhaseLoad {
+		phase = "load"
+	}
+	if code, ok := r.interrupted(phase); ok {
+		return code, true
+	}
+	if err != nil {
+		return r.fail(err), true
 	}
 	return 0, false
-}
-
-// runPhase runs one phase with its recorder (host metrics, intervals, HDR
-// logs) and returns its report and result.
-func (r *runner) runPhase(ctx context.Context, p phaseRun) (*stats.Report, *results.File, error) {
-	base := r.phaseBase(p)
-	rec := newPhaseRecorder(ctx, p.phase, r.sampler, r.host, r.o.resultsDir, base, max(p.cfg.ProgressFreq, time.Second))
-	c := p.cfg
-	c.OnInterval = func(pr linkbench.Progress) { rec.onInterval(ctx, pr) }
-	// Each loader and requester opens its own session (connections)
-	// before the measured window. The sessions the store's own methods
-	// used before (its check at Open, preflight's queries) are idle
-	// through the phase: they are closed, so that the server holds only
-	// the workers' connections (store.IdleCloser).
-	if ic, ok := store.AsIdleCloser(r.st.Store); ok {
-		ic.CloseIdle()
-	}
-	before := r.st.counters()
-	var rep *stats.Report
-	var err error
-	if p.phase == stats.PhaseLoad {
-		rep, err = linkbench.Load(ctx, c, r.runStore)
-	} else {
-		// preflight checked that the graph is there (or the load put its
-		// nodes there and verified them): Request need not count the
-		// nodes again, which takes seconds on a large SQL table.
-		c.AllowEmptyStore = true
-		rep, err = linkbench.Request(ctx, c, r.runStore)
-	}
-	if rep == nil {
-		return nil, nil, err
-	}
-	head := []stats.KV{{Key: "store", Value: r.st.desc}, {Key: "client", Value: r.procsDesc}}
-	if r.o.label != "" {
-		head = append(head, stats.KV{Key: "label", Value: r.o.label})
-	}
-	if p.tag != "" {
-		head = append(head, stats.KV{Key: "tag", Value: p.tag})
-	}
-	rep.Header = append(head, rep.Header...)
-	rep.Counters = append(rep.Counters, counterDelta(before, r.st.counters())...)
-	f, ferr := rec.finish(context.WithoutCancel(ctx), rep, &c, r.storeName, r.o.label, p.tag)
-	if err == nil {
-		err = ferr
-	}
-	return rep, f, err
 }
 
 // writeReport writes a phase's -csvstats rows (the whole file again,
@@ -966,20 +875,6 @@ func (r *runner) runVerify(ctx context.Context) int {
 	}
 	return 0
 }
-
-// fileSafe makes a label usable in a file name.
-func fileSafe(s string) string {
-	return strings.Map(func(c rune) rune {
-		if c == '/' || c == '\\' || c == ' ' || c == ':' || c < ' ' {
-			return '_'
-		}
-		return c
-	}, s)
-}
-
-// maxSteps is the largest -steps: a day of hourly steps is 24, and each
-// step's phase is kept until the run ends.
-const maxSteps = 10000
 
 // parseSweep takes a comma-separated -D requesters=1,4,16 as a sweep: one
 // request phase (or -steps phases) per value; the configuration gets the

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/linkbench-go/linkbench/linkbench"
-	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/store"
 )
 
@@ -213,37 +212,6 @@ func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (strin
 		}
 	}
 	return "", false, nil
-}
-
-// counters returns the store's event counters (retries, errors by number),
-// nil for a store without them (store.CounterSource).
-func (s *openedStore) counters() map[string]int64 {
-	cs, ok := store.AsCounterSource(s.Store)
-	if !ok {
-		return nil
-	}
-	m := map[string]int64{}
-	for _, c := range cs.Counters() {
-		m[c.Name] = c.Value
-	}
-	return m
-}
-
-// counterDelta returns the counters that grew between two snapshots, in
-// name order (max_retries.* counters are maxima: their new value is kept).
-func counterDelta(before, after map[string]int64) []stats.Counter {
-	var out []stats.Counter
-	for name, v := range after {
-		d := v - before[name]
-		if strings.HasPrefix(name, "max_") {
-			d = v
-		}
-		if d != 0 {
-			out = append(out, stats.Counter{Name: name, Value: d})
-		}
-	}
-	slices.SortFunc(out, func(a, b stats.Counter) int { return strings.Compare(a.Name, b.Name) })
-	return out
 }
 
 // isServerStore reports whether name (or an alias of it) is a built-in

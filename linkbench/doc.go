@@ -30,8 +30,22 @@
 //     figures ([Progress]).
 //  5. Both return a *stats.Report: merged HDR histograms per operation,
 //     counts of successes, misses, errors by class and abandoned calls,
-//     throughput and goodput, and writers for LinkBench's text, CSV and
-//     JSON. [Verify] checks a store's counts afterwards.
+//     the seeds, what the store's counters (retries, errors by server
+//     code: store.CounterSource) grew by, throughput and goodput, and
+//     writers for LinkBench's text, CSV and JSON. [Verify] checks a
+//     store's counts afterwards.
+//
+// # Runs, as the tool makes them
+//
+// [Run] carries out a [Plan]: the load, request phases in steps and
+// sweeps of the requesters, each with its result file and per-operation
+// HDR interval logs (package results: what `linkbench compare` and
+// `linkbench plot` read), one-second intervals, and host metrics
+// ([HostOptions]; the store's server description, store.ServerDescriber,
+// says where its data and process are). [Hooks] are called around the
+// phases (print a report, create a deferred index). The linkbench
+// command-line tool is flag parsing and printing around Run: a Go harness
+// gets exactly the files the tool writes.
 //
 // Store calls can be observed by wrapping the store (store.Forward keeps
 // its capabilities; [Tracer] writes every call in LinkBench's trace

@@ -121,9 +121,10 @@ func (h *hostSource) describeServer(ctx context.Context, st store.Store, databas
 		return srv.Datadir // newHostSource notes it is not here
 	}
 	h.server.Datadir = srv.Datadir
-	if len(srv.DataDirs) > 0 && !srv.SizeAtEnd {
-		// The databases' files on disk are what the server holds, more
-		// exact than its statistics.
+	if len(srv.DataDirs) > 0 && !srv.SizeAtEnd && allDirs(srv.DataDirs) {
+		// The databases' directories on disk are what the server holds,
+		// more exact than its statistics (information_schema read 0.001
+		// GB for 170 MB written).
 		dirs := srv.DataDirs
 		h.opts.Size = func(context.Context) (int64, error) {
 			var n int64
@@ -161,6 +162,16 @@ func (h *hostSource) sampler(log *slog.Logger) *hostmetrics.Sampler {
 	}
 	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", h.opts.ServerPID, "size", h.sizeNote)
 	return s
+}
+
+// allDirs reports whether every path of dirs is a directory.
+func allDirs(dirs []string) bool {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // readPID returns the process id in the first line of a pid file if that

@@ -108,9 +108,23 @@ type PhaseResult struct {
 	Err error
 }
 
-// ErrResultExists is returned (wrapped) by Plan.Check and Run when a
-// result file of the plan exists already and Plan.Overwrite is false.
+// ErrResultExists is matched (errors.Is) by the *ResultExistsError that
+// Plan.Check and Run return when a result file of the plan exists already
+// and Plan.Overwrite is false.
 var ErrResultExists = errors.New("a result file of an earlier run exists")
+
+// ResultExistsError says which result file of a plan exists already.
+type ResultExistsError struct {
+	Path string
+}
+
+// Error implements error.
+func (e *ResultExistsError) Error() string {
+	return e.Path + " exists (a result of an earlier run): use another label or directory, or overwrite it"
+}
+
+// Is reports whether target is ErrResultExists.
+func (e *ResultExistsError) Is(target error) bool { return target == ErrResultExists }
 
 // Phases returns the phases of the plan in the order Run runs them, for
 // cfg: the load, then for each requesters value (Plan.Requesters, else
@@ -191,7 +205,7 @@ func (p Plan) Check(cfg Config) error {
 	for _, ph := range p.Phases(cfg) {
 		name := filepath.Join(p.ResultsDir, ph.Base+".json")
 		if _, err := os.Lstat(name); err == nil {
-			return fmt.Errorf("%s: %w (use another label or directory, or overwrite it)", name, ErrResultExists)
+			return &ResultExistsError{Path: name}
 		}
 	}
 	return nil
