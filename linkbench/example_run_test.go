@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/linkbench-go/linkbench/linkbench"
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
 

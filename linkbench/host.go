@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store"
 )
 

@@ -8,10 +8,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // phaseRecorder gathers what a phase's result file holds beside its

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
 

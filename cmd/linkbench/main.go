@@ -2,10 +2,10 @@
 // phase that builds the graph and a request phase that drives LinkBench's
 // operation mix against it, then prints LinkBench's report. Its flags,
 // keys and exit statuses are documented in package
-// github.com/linkbench-go/linkbench/cli, which a build of the tool of your
+// github.com/linkbench-go/linkbench/cmd/linkbench/cli, which a build of the tool of your
 // own (with a store of your own) calls in the same way.
 package main
 
-import "github.com/linkbench-go/linkbench/cli"
+import "github.com/linkbench-go/linkbench/cmd/linkbench/cli"
 
 func main() { cli.Main() }

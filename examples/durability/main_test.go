@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // TestMain lets a test run the tool in a child process (the test binary

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // label names a cell in its result file: engine/binlog/durability/replica,

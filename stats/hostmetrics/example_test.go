@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
 )
 
 // Sample the machine's CPU and this process around some work and print

@@ -108,7 +108,7 @@ func TestBadInput(t *testing.T) {
 	withEmptyWorkload := write("main-empty-workload.properties", "requesters = 2\nworkload_file = "+empty+"\n")
 	badDat := write("bad.dat", "nlinks\n1 50\n2 40\n3 100\n")
 	binDat := write("bin.dat", "\x00\x01\x02\x03nlinks")
-	badMix := filepath.Join("..", "linkbench", "testdata", "bad-mix.properties")
+	badMix := filepath.Join("..", "..", "..", "linkbench", "testdata", "bad-mix.properties")
 	cases := []badCase{
 		// Flags.
 		{"unknown flag", []string{"-x"}, []string{"-x"}, nil},
@@ -223,7 +223,7 @@ func TestMainJobShort(t *testing.T) {
 // TestConfigPair runs the LinkBench-style driver + workload pair in
 // testdata/ as the README shows, with the real data file when available.
 func TestConfigPair(t *testing.T) {
-	cfgFile, err := filepath.Abs(filepath.Join("..", "testdata", "LinkConfigMemory.properties"))
+	cfgFile, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "LinkConfigMemory.properties"))
 	if err != nil {
 		t.Fatal(err)
 	}

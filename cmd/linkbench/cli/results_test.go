@@ -14,8 +14,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/linkbench-go/linkbench/internal/testdb"
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // TestMySQLResults is issue 9's acceptance on a local MariaDB server

@@ -81,10 +81,6 @@ func serverStores() string {
 	return strings.Join(names, " or ")
 }
 
-// hostMetricsApp is the application_name of the connection the postgres
-// store's server description holds (its size queries during a run).
-const hostMetricsApp = pgstore.ServerApplicationName
-
 // redactDSN returns a -dsn with its password redacted, in the form of the
 // store it is for (a PostgreSQL URL or keyword/value pairs, else a MySQL
 // DSN), and the passwords it may hold in either form.

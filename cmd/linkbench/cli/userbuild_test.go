@@ -21,7 +21,7 @@ func TestOwnBuildWithOwnStore(t *testing.T) {
 	dir := testmod.New(t, "example.com/mylinkbench", map[string]string{"main.go": `package main
 
 import (
-	"github.com/linkbench-go/linkbench/cli"
+	"github.com/linkbench-go/linkbench/cmd/linkbench/cli"
 	_ "github.com/linkbench-go/linkbench/examples/customstore"
 )
 

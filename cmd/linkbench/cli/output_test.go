@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // smallRun is a load and request phase of a few seconds on the memory

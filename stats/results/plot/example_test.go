@@ -7,7 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/linkbench-go/linkbench/results/plot"
+	"github.com/linkbench-go/linkbench/stats/results/plot"
 )
 
 // Draw one operation's p99 over time and its latency by percentile from

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // The derived columns of a published MyRocks query row (16 clients,

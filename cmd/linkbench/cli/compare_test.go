@@ -17,9 +17,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/linkbench-go/linkbench/results"
-	"github.com/linkbench-go/linkbench/results/plot"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
+	"github.com/linkbench-go/linkbench/stats/results/plot"
 )
 
 func fp(v float64) *float64 { return &v }

@@ -5,7 +5,7 @@
 //	package main
 //
 //	import (
-//		"github.com/linkbench-go/linkbench/cli"
+//		"github.com/linkbench-go/linkbench/cmd/linkbench/cli"
 //		_ "example.com/yourstore" // registers "yourstore" in its init
 //	)
 //
@@ -124,8 +124,8 @@ import (
 
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
-	"github.com/linkbench-go/linkbench/results"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store"
 )
 

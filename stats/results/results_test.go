@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
 )
 
 // TestPublishedRows reproduces the derived columns of the four published

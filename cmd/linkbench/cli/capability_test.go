@@ -12,12 +12,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/linkbench-go/linkbench/results"
+	"github.com/linkbench-go/linkbench/internal/testmod"
+	"github.com/linkbench-go/linkbench/stats/results"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
 // buildWithJournalStore builds the tool as a user would with a store of
-// their own in another module (cli/testdata/journalstore: a store that
+// their own in another module (testdata/journalstore: a store that
 // keeps its databases in journal files and implements, with the public
 // API only, every capability of a store on a database server), and
 // returns the binary.
@@ -26,52 +27,25 @@ func buildWithJournalStore(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds a program: skipped with -short")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	src, err := os.ReadFile(filepath.Join("testdata", "journalstore", "journalstore.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := map[string]string{
-		// The checksums of the modules the tool needs (GOPROXY=off: no
-		// lookup on the network).
-		"go.sum": string(sum),
-		"go.mod": "module example.com/mylinkbench\n\ngo 1.26.0\n\nrequire github.com/linkbench-go/linkbench v0.0.0\n\nreplace github.com/linkbench-go/linkbench => " + root + "\n",
+	dir := testmod.New(t, "example.com/mylinkbench", map[string]string{
 		"main.go": `package main
 
 import (
-	"github.com/linkbench-go/linkbench/cli"
+	"github.com/linkbench-go/linkbench/cmd/linkbench/cli"
 	_ "example.com/mylinkbench/journalstore"
 )
 
 func main() { cli.Main() }
 `,
 		"journalstore/journalstore.go": string(src),
-	}
-	for name, body := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	bin := filepath.Join(dir, "mylinkbench")
-	env := append(os.Environ(), "GOFLAGS=", "GOPROXY=off", "GOWORK=off")
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	testmod.Go(t, dir, "mod", "tidy")
+	testmod.Go(t, dir, "build", "-o", bin, ".")
 	return bin
 }
 

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/linkbench-go/linkbench/hostmetrics"
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/hostmetrics"
 )
 
 // FormatVersion is the version of the result file format written by Write.

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
-	"github.com/linkbench-go/linkbench/results"
-	"github.com/linkbench-go/linkbench/results/plot"
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/stats/results"
+	"github.com/linkbench-go/linkbench/stats/results/plot"
 )
 
 // parseInterleaved parses args with fs, allowing flags after positional
