@@ -23,7 +23,7 @@
 //
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
-//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
+//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file]
 //	          [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown]
 //	          [-datadir dir] [-device name] [-server-pid pid]
 //	linkbench -keys
@@ -64,7 +64,13 @@
 // equals the visible links. Passwords are never printed. -trace writes
 // every store call of the phases, one per line, in the format LinkBench's
 // calls were logged in (so that a run with -D rng=java can be diffed against
-// the Java benchmark's).
+// the Java benchmark's). -audit writes every write the store acknowledged
+// during the phases to a log (package store/audit; created anew with -l,
+// appended to with -r alone) and, with -verify (after the phases, or alone
+// against an existing database and its log), checks that the store still
+// shows each of them or that a later write explains it: a table of the
+// present, superseded and lost writes per operation, and exit status 1
+// when one was lost.
 //
 // At the end of a run the tool prints the load and query tables (ips or
 // tps, the storage device's and the machine's CPU use per insert or
@@ -88,7 +94,8 @@
 //
 // Exit status: 0 on success, 2 for a usage or configuration error (one
 // line on standard error naming the flag, key or file:line; nothing is
-// written then), 1 when a phase fails.
+// written then), 1 when a phase fails, -verify finds a count that differs
+// from the visible links, or -audit a lost write.
 package cli
 
 import (
@@ -180,6 +187,7 @@ type options struct {
 	dialect      string
 	cpuProfile   string
 	trace        string
+	audit        string
 	logFile      string
 	gomaxprocs   int
 	keys         bool
@@ -222,6 +230,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")
 	fs.StringVar(&o.dialect, "dialect", "", "postgres store: server dialect, postgres (default), cockroachdb or yugabytedb (the last two untested)")
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
+	fs.StringVar(&o.audit, "audit", "", "log every write the store acknowledged to `file` (with -l: created anew; -r alone: appended to); with -verify, check the store still shows them (exit 1 when one was lost)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
 	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
@@ -251,7 +260,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, with -c or -store mysql), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
 		fs.PrintDefaults()
 	}
@@ -304,7 +313,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	// Output files must differ from each other.
 	seen := map[string]string{}
 	for _, f := range []struct{ flag, path string }{{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream},
-		{"-trace", o.trace}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
+		{"-trace", o.trace}, {"-audit", o.audit}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
 		if f.path == "" {
 			continue
 		}
@@ -444,7 +453,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return code
 	}
 	if o.verify {
-		return r.runVerify(ctx)
+		return r.runVerifyAudit(ctx)
 	}
 	return 0
 }
@@ -465,6 +474,7 @@ type runner struct {
 	host           *hostSource
 	sampler        *hostmetrics.Sampler
 	files          []results.File // the phases' results, in order
+	audit          *auditRun      // -audit; nil without it
 }
 
 // fail prints err in one line, passwords removed, and returns the exit
@@ -518,6 +528,9 @@ func (r *runner) check() error {
 	}
 	if o.verify && !o.load && !o.req && name != "mysql" && name != "postgres" {
 		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store mysql or postgres", name)}
+	}
+	if err := r.checkAudit(); err != nil {
+		return err
 	}
 	if (o.steps > 1 || len(o.sweep) > 0) && !o.req {
 		return usageError{errors.New("-steps and -D requesters=a,b,... need the request phase (-r)")}
@@ -599,7 +612,7 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	return nil
 }
 
-// openOutputs opens -csvstats, -csvstream, -cpuprofile and -trace; the
+// openOutputs opens -csvstats, -csvstream, -cpuprofile, -audit and -trace; the
 // function returned closes them (call it even on error).
 func (r *runner) openOutputs() (func(), error) {
 	o, cfg := r.o, r.cfg
@@ -649,6 +662,9 @@ func (r *runner) openOutputs() (func(), error) {
 		}
 		closers = append(closers, pprof.StopCPUProfile)
 	}
+	if err := r.openAudit(&closers); err != nil {
+		return closeAll, err
+	}
 	if o.trace != "" {
 		f, err := create("-trace", o.trace)
 		if err != nil {
@@ -663,7 +679,7 @@ func (r *runner) openOutputs() (func(), error) {
 		if err := tr.WriteConfig(cfg); err != nil {
 			return closeAll, fmt.Errorf("-trace: %w", err)
 		}
-		r.runStore = tr.Wrap(r.st.Store)
+		r.runStore = tr.Wrap(r.runStore)
 	}
 	return closeAll, nil
 }
