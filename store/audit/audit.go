@@ -193,7 +193,7 @@ type Log struct {
 	closed atomic.Bool
 	mu     sync.Mutex // guards err (set on the cold path only)
 	err    error
-	bufs   sync.Pool // *[]byte: buffers of the shared stores' calls
+	shared sync.Pool // *sessionWriter on f: the shared stores' calls
 }
 
 // Create opens a new log at path (truncating an existing file) and writes
@@ -219,7 +219,7 @@ func open(path string, flag int) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{path: abs, f: f, base: time.Now()}
-	l.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
+	l.shared.New = func() any { return &sessionWriter{fw: newFileWriter(f), buf: make([]byte, 0, 256)} }
 	if _, err := f.Write(appendHeader(nil, l.base, os.Getpid())); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s: %w", ErrLog, abs, err)
@@ -278,7 +278,7 @@ func (l *Log) wrap(st store.Store, db string, w *sessionWriter) *auditStore {
 // sessionWriter is a session's own descriptor of the log and its buffer:
 // used by one goroutine at a time.
 type sessionWriter struct {
-	f   *os.File
+	fw  *fileWriter
 	buf []byte
 }
 
@@ -293,36 +293,29 @@ type auditStore struct {
 // now returns the nanoseconds since the log's segment start (monotonic).
 func (s *auditStore) now() int64 { return int64(time.Since(s.log.base)) }
 
-// begin returns a buffer for a record: the session's, or one from the
-// pool for a shared store (given back by end).
-func (s *auditStore) begin() *[]byte {
-	if s.w != nil {
-		s.w.buf = s.w.buf[:0]
-		return &s.w.buf
+// begin returns the writer of a record, its buffer empty: the session's,
+// or one from the pool for a shared store (given back by end).
+func (s *auditStore) begin() *sessionWriter {
+	w := s.w
+	if w == nil {
+		w = s.log.shared.Get().(*sessionWriter)
 	}
-	b := s.log.bufs.Get().(*[]byte)
-	*b = (*b)[:0]
-	return b
+	w.buf = w.buf[:0]
+	return w
 }
 
-// end writes the record in *b with one write(2) and returns an error
+// end writes the record in w.buf with one write(2) and returns an error
 // wrapping ErrLog (or ErrClosed) when it could not.
-func (s *auditStore) end(b *[]byte) error {
+func (s *auditStore) end(w *sessionWriter) error {
 	l := s.log
-	f := l.f
-	if s.w != nil {
-		f = s.w.f
-	}
 	var err error
 	if l.closed.Load() {
 		err = ErrClosed
-	} else if _, werr := f.Write(*b); werr != nil {
+	} else if werr := w.fw.write(w.buf); werr != nil {
 		err = l.fail(werr)
 	}
-	if s.w == nil {
-		if cap(*b) <= 64<<10 {
-			l.bufs.Put(b)
-		}
+	if w != s.w && cap(w.buf) <= 64<<10 {
+		l.shared.Put(w)
 	}
 	return err
 }
@@ -356,7 +349,7 @@ func (s *auditStore) AddLink(ctx context.Context, l store.Link, noInverse bool) 
 	r, err := s.Inner.AddLink(ctx, l, noInverse)
 	t1 := s.now()
 	b := s.begin()
-	*b = appendLink(s.prefix(*b, ctx, err == nil, AddLink, t0, t1), &l)
+	b.buf = appendLink(s.prefix(b.buf, ctx, err == nil, AddLink, t0, t1), &l)
 	if err = result(err, s.end(b)); err != nil {
 		return 0, err
 	}
@@ -369,7 +362,7 @@ func (s *auditStore) UpdateLink(ctx context.Context, l store.Link, noInverse boo
 	r, err := s.Inner.UpdateLink(ctx, l, noInverse)
 	t1 := s.now()
 	b := s.begin()
-	*b = appendLink(s.prefix(*b, ctx, err == nil, UpdateLink, t0, t1), &l)
+	b.buf = appendLink(s.prefix(b.buf, ctx, err == nil, UpdateLink, t0, t1), &l)
 	if err = result(err, s.end(b)); err != nil {
 		return 0, err
 	}
@@ -390,7 +383,7 @@ func (s *auditStore) DeleteLink(ctx context.Context, id1, linkType, id2 int64, n
 	if expunge {
 		x = 1
 	}
-	*b = append(appendInts(s.prefix(*b, ctx, err == nil, DeleteLink, t0, t1), id1, linkType, id2, x), '\n')
+	b.buf = append(appendInts(s.prefix(b.buf, ctx, err == nil, DeleteLink, t0, t1), id1, linkType, id2, x), '\n')
 	if err = result(err, s.end(b)); err != nil {
 		return false, err
 	}
@@ -405,7 +398,7 @@ func (s *auditStore) AddNode(ctx context.Context, n store.Node) (int64, error) {
 	t1 := s.now()
 	b := s.begin()
 	n.ID = id
-	*b = appendNode(s.prefix(*b, ctx, err == nil, AddNode, t0, t1), err == nil, &n)
+	b.buf = appendNode(s.prefix(b.buf, ctx, err == nil, AddNode, t0, t1), err == nil, &n)
 	if err = result(err, s.end(b)); err != nil {
 		return 0, err
 	}
@@ -422,7 +415,7 @@ func (s *auditStore) UpdateNode(ctx context.Context, n store.Node) (bool, error)
 	}
 	t1 := s.now()
 	b := s.begin()
-	*b = appendNode(s.prefix(*b, ctx, err == nil, UpdateNode, t0, t1), true, &n)
+	b.buf = appendNode(s.prefix(b.buf, ctx, err == nil, UpdateNode, t0, t1), true, &n)
 	if err = result(err, s.end(b)); err != nil {
 		return false, err
 	}
@@ -439,7 +432,7 @@ func (s *auditStore) DeleteNode(ctx context.Context, nodeType int32, id int64) (
 	}
 	t1 := s.now()
 	b := s.begin()
-	*b = append(appendInts(s.prefix(*b, ctx, err == nil, DeleteNode, t0, t1), id, int64(nodeType)), '\n')
+	b.buf = append(appendInts(s.prefix(b.buf, ctx, err == nil, DeleteNode, t0, t1), id, int64(nodeType)), '\n')
 	if err = result(err, s.end(b)); err != nil {
 		return false, err
 	}
@@ -452,7 +445,7 @@ func (s *auditStore) ResetNodeStore(ctx context.Context, startID int64) error {
 	err := s.Inner.ResetNodeStore(ctx, startID)
 	t1 := s.now()
 	b := s.begin()
-	*b = append(appendInts(s.prefix(*b, ctx, err == nil, ResetNodes, t0, t1), startID), '\n')
+	b.buf = append(appendInts(s.prefix(b.buf, ctx, err == nil, ResetNodes, t0, t1), startID), '\n')
 	return result(err, s.end(b))
 }
 
@@ -490,7 +483,7 @@ func (s *auditStore) Session(ctx context.Context) (store.Session, error) {
 		f.Close()
 		return nil, err
 	}
-	w := &sessionWriter{f: f, buf: make([]byte, 0, 256)}
+	w := &sessionWriter{fw: newFileWriter(f), buf: make([]byte, 0, 256)}
 	return &auditSession{auditStore: s.log.wrap(sess, s.db, w), sess: sess}, nil
 }
 
@@ -503,7 +496,7 @@ type auditSession struct {
 
 // Close closes the session's log descriptor and the inner session.
 func (s *auditSession) Close() error {
-	ferr := s.w.f.Close()
+	ferr := s.w.fw.f.Close()
 	return errors.Join(s.sess.Close(), ferr)
 }
 
