@@ -31,7 +31,7 @@ func (s lossyStore) UpdateLink(ctx context.Context, l store.Link, noInverse bool
 }
 
 func init() {
-	store.Register("clilossy", func(context.Context, string, store.OpenOptions) (store.Store, error) {
+	store.Register("clitestlossy", func(context.Context, string, store.OpenOptions) (store.Store, error) {
 		var calls atomic.Int64
 		var wrap func(store.Store) store.Store
 		wrap = func(s store.Store) store.Store {
@@ -76,7 +76,7 @@ func TestAudit(t *testing.T) {
 	}
 
 	// A store that loses writes: listed, exit 1.
-	code, out, stderr = runCLI(t, append([]string{"-store", "clilossy", "-audit", "lossy.audit"}, args...)...)
+	code, out, stderr = runCLI(t, append([]string{"-store", "clitestlossy", "-audit", "lossy.audit"}, args...)...)
 	if code != 1 {
 		t.Fatalf("lossy store: exit %d, want 1: %s\n%s", code, stderr, out)
 	}
