@@ -88,13 +88,18 @@ type crashResult struct {
 	Cell crashCell
 	Err  error // the cell's failure; the other fields are then partial
 
-	Vars          map[string]string // the flush variables, as the server showed them
-	Requests      int64             // requests of the phase (the failed ones included)
-	Failed        int64             // failed requests (mostly the outage's)
-	KilledAfter   time.Duration     // from the phase's start to the SIGKILL
-	Downtime      time.Duration     // from the SIGKILL to the restarted server answering
-	AckBeforeKill int64             // acknowledged writes that returned before the SIGKILL
-	AckAfter      int64             // acknowledged writes that started after the restart
+	Vars        map[string]string // the flush variables, as the server showed them
+	Requests    int64             // requests of the phase (the failed ones included)
+	Failed      int64             // failed requests (mostly the outage's)
+	KilledAfter time.Duration     // from the phase's start to the SIGKILL
+	Downtime    time.Duration     // from the SIGKILL to the restarted server answering (with its engine)
+	// RecoveryError, when not empty, is what the server logged when the
+	// engine refused to recover at the first restart (ROCKSDB's WAL cut
+	// by the kill); the cell was then restarted again with
+	// --rocksdb-wal-recovery-mode=2.
+	RecoveryError string
+	AckBeforeKill int64 // acknowledged writes that returned before the SIGKILL
+	AckAfter      int64 // acknowledged writes that started after the restart
 	// LostWindow is the longest time between a lost write's
 	// acknowledgement and the SIGKILL (0 without a loss).
 	LostWindow time.Duration
@@ -148,10 +153,12 @@ func runCrashMatrix(ctx context.Context, o *options, logf func(string, ...any)) 
 
 // runCrashCell starts a server, loads the graph, runs the request phase
 // through the audit wrapper, SIGKILLs mariadbd crash-at into it, restarts
-// it on the same datadir, lets the phase run crash-after more, ends it
-// (its context cancelled: the calls in flight become unacknowledged
-// attempts), then verifies the log against the restarted server and checks
-// the counts. The server is stopped and its directory removed at the end.
+// it on the same datadir (a ROCKSDB that refuses its WAL is restarted
+// again with --rocksdb-wal-recovery-mode=2), lets the phase run
+// crash-after more, ends it (its context cancelled: the calls in flight
+// become unacknowledged attempts), then verifies the log against the
+// restarted server and checks the counts. The server is stopped and its
+// directory removed at the end.
 func (e *runEnv) runCrashCell(ctx context.Context, c crashCell) (res crashResult) {
 	res = crashResult{Cell: c, CountMismatches: -1}
 	o, logf := e.o, e.logf
@@ -207,7 +214,6 @@ func (e *runEnv) runCrashCell(ctx context.Context, c crashCell) (res crashResult
 	defer alog.Close()
 
 	phaseCtx, endPhase := context.WithCancel(ctx)
-	defer endPhase()
 	type outcome struct {
 		rep *stats.Report
 		err error
@@ -220,6 +226,15 @@ func (e *runEnv) runCrashCell(ctx context.Context, c crashCell) (res crashResult
 	}()
 	var phase outcome
 	finished := false
+	// end ends the phase (if it still runs) and waits for it: the store
+	// and the server are not closed under its requesters.
+	end := func() {
+		endPhase()
+		if !finished {
+			phase, finished = <-done, true
+		}
+	}
+	defer end()
 	wait := func(d time.Duration) bool { // false: the phase ended or ctx is done
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -245,21 +260,38 @@ func (e *runEnv) runCrashCell(ctx context.Context, c crashCell) (res crashResult
 	res.KilledAfter = killAt.Sub(started)
 	srv.kill()
 	if err := srv.restart(ctx); err != nil {
-		endPhase()
-		<-done
 		res.Err = fmt.Errorf("restart after the kill: %w", err)
 		return res
+	}
+	if c.Engine == engineRocksDB && !rocksdbLoaded(ctx, srv) {
+		// RocksDB refused its WAL (MariaDB's default
+		// rocksdb_wal_recovery_mode=1, absolute consistency, fails on a
+		// record the kill cut short): the server is up without the
+		// engine. Restart it as an operator would, with point-in-time
+		// recovery (mode 2: replay the WAL up to the cut record).
+		log, _ := os.ReadFile(filepath.Join(srv.dir, "error.log"))
+		res.RecoveryError = restartErrors(string(log))
+		logf("%s: ROCKSDB did not recover:\n%s\nrestarting with --rocksdb-wal-recovery-mode=2", c, res.RecoveryError)
+		srv.stop()
+		srv.args = append(srv.args, "--rocksdb-wal-recovery-mode=2")
+		if err := srv.restart(ctx); err != nil {
+			res.Err = fmt.Errorf("restart with --rocksdb-wal-recovery-mode=2: %w", err)
+			return res
+		}
+		if !rocksdbLoaded(ctx, srv) {
+			log, _ := os.ReadFile(filepath.Join(srv.dir, "error.log"))
+			res.Err = fmt.Errorf("ROCKSDB did not recover with --rocksdb-wal-recovery-mode=2 either; the error log says:\n%s", restartErrors(string(log)))
+			return res
+		}
 	}
 	restartedAt := time.Now()
 	res.Downtime = restartedAt.Sub(killAt)
 	logf("%s: restarted after %.1f s; the phase goes on for %v", c, res.Downtime.Seconds(), o.crashAfter)
-	if wait(o.crashAfter) {
-		endPhase()
-		phase = <-done
-	} else if !finished {
+	if !wait(o.crashAfter) && !finished {
 		res.Err = ctx.Err()
 		return res
 	}
+	end()
 	if phase.rep == nil {
 		res.Err = fmt.Errorf("request: %w", phase.err)
 		return res
@@ -309,13 +341,13 @@ func writeCrashTable(w io.Writer, o *options, rs []crashResult) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "engine\tflush\tacknowledged\tbefore_kill\tpresent\tsuperseded\tlost\tunacknowledged\tlost_window_ms\treissued\tkill_s\tdowntime_s\trequests\tfailed\tcounts\t note")
+	fmt.Fprintln(tw, "engine\tflush\tacknowledged\tbefore_kill\tpresent\tsuperseded\tlost\tunacknowledged\tlost_window_ms\treissued\tkill_s\tdowntime_s\trecovery\trequests\tfailed\tcounts\t note")
 	var failures []string
 	for _, r := range rs {
 		row := []string{r.Cell.Engine, strconv.Itoa(r.Cell.Flush)}
 		note := ""
 		if r.Err != nil || r.Audit == nil {
-			row = append(row, dashes(13)...)
+			row = append(row, dashes(14)...)
 			note = " FAILED (below)"
 			failures = append(failures, fmt.Sprintf("%s: FAILED: %v", r.Cell, r.Err))
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t"+note)
@@ -330,9 +362,13 @@ func writeCrashTable(w io.Writer, o *options, rs []crashResult) {
 		if r.CountMismatches > 0 {
 			counts = fmt.Sprintf("%d differ", r.CountMismatches)
 		}
+		recovery := "ok"
+		if r.RecoveryError != "" {
+			recovery = "mode=2"
+		}
 		row = append(row, fmt.Sprint(t.Acknowledged), fmt.Sprint(r.AckBeforeKill), fmt.Sprint(t.Present), fmt.Sprint(t.Superseded),
 			fmt.Sprint(t.Lost), fmt.Sprint(t.Unacknowledged), win, fmt.Sprint(r.Audit.Reissued),
-			fmt.Sprintf("%.1f", r.KilledAfter.Seconds()), fmt.Sprintf("%.1f", r.Downtime.Seconds()),
+			fmt.Sprintf("%.1f", r.KilledAfter.Seconds()), fmt.Sprintf("%.1f", r.Downtime.Seconds()), recovery,
 			fmt.Sprint(r.Requests), fmt.Sprint(r.Failed), counts)
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t"+note)
 	}
@@ -340,7 +376,13 @@ func writeCrashTable(w io.Writer, o *options, rs []crashResult) {
 	fmt.Fprintf(w, "flush = innodb_flush_log_at_trx_commit (InnoDB) or rocksdb_flush_log_at_trx_commit (ROCKSDB); no binary log; %d requesters, write mix.\n", o.requesters)
 	fmt.Fprintln(w, "  acknowledged = present + superseded + lost (store/audit's verdicts after the restart); before_kill = acknowledged before the SIGKILL;")
 	fmt.Fprintln(w, "  lost_window_ms = the oldest lost write's acknowledgement before the SIGKILL; reissued = node ids ADD_NODE returned twice;")
-	fmt.Fprintln(w, "  kill_s = SIGKILL after the phase's start; downtime_s = SIGKILL to the restarted server answering; counts = -verify's count check.")
+	fmt.Fprintln(w, "  kill_s = SIGKILL after the phase's start; downtime_s = SIGKILL to the restarted server answering; counts = -verify's count check;")
+	fmt.Fprintln(w, "  recovery = ok, or mode=2: ROCKSDB refused its WAL at the restart (rocksdb_wal_recovery_mode=1) and was restarted with point-in-time recovery.")
+	for _, r := range rs {
+		if r.RecoveryError != "" {
+			fmt.Fprintf(w, "%s: the first restart logged:\n%s\n", r.Cell, r.RecoveryError)
+		}
+	}
 	if o.tmpfs {
 		fmt.Fprintln(w, "NOTE:", tmpfsNote(o))
 	}
@@ -370,4 +412,29 @@ func crashExit(rs []crashResult) int {
 		}
 	}
 	return 0
+}
+
+// rocksdbLoaded reports whether the server has the ROCKSDB engine.
+func rocksdbLoaded(ctx context.Context, srv *server) bool {
+	var support string
+	err := srv.db.QueryRowContext(ctx, "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE='ROCKSDB'").Scan(&support)
+	return err == nil && (support == "YES" || support == "DEFAULT")
+}
+
+// restartErrors returns the lines of the last start in a server's error
+// log that mention RocksDB or are errors (at most 20).
+func restartErrors(log string) string {
+	if i := strings.LastIndex(log, "Starting MariaDB"); i >= 0 {
+		log = log[i:]
+	}
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(strings.ToLower(l), "rocksdb") || strings.Contains(l, "[ERROR]") {
+			out = append(out, l)
+		}
+	}
+	if len(out) > 20 {
+		out = out[len(out)-20:]
+	}
+	return strings.Join(out, "\n")
 }

@@ -55,7 +55,9 @@
 // phase of the write mix with 16 requesters through the audit wrapper
 // (package store/audit: every acknowledged write logged before the
 // requester's next operation), sends mariadbd SIGKILL -crash-at (3 s) into
-// the phase, restarts it on the same datadir (crash recovery), lets the
+// the phase, restarts it on the same datadir (crash recovery; a ROCKSDB
+// that refuses its WAL, cut by the kill, is restarted again with
+// --rocksdb-wal-recovery-mode=2, point-in-time recovery), lets the
 // phase go on -crash-after (3 s) after the restarted server answers and
 // ends it (its context cancelled: the calls then in flight count as
 // unacknowledged attempts), then verifies the log against the server: per

@@ -47,13 +47,15 @@
 //
 // # The log's cost and its writes
 //
-// The wrapper takes no lock shared between workers: a record is formatted
+// The wrapper takes no lock shared between sessions: a record is formatted
 // into a buffer of the caller (one per session, or from a sync.Pool for
 // calls on the shared store) and written with one write(2) to the log
 // file, opened with O_APPEND, so that records of concurrent workers never
 // interleave (the kernel appends each write whole). Each session opens the
-// file again, so that its writes go through a descriptor of its own (the
-// shared store's calls share one). The record is in the kernel before the
+// file again, so that its writes go through a descriptor of its own; the
+// calls on a store without sessions (which the benchmark's drivers call
+// from every worker) share one descriptor, whose writes Go serialises.
+// The record is in the kernel before the
 // call returns: it survives the client being killed, not the machine
 // losing power (the log is not synced). On Unix the write(2) is a raw
 // system call, which does not wake the Go scheduler's monitor thread (that
