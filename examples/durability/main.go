@@ -48,12 +48,32 @@
 // classic oltp_write_only (4 threads, one 100,000-row table, the same
 // number of transactions) on the same servers, after LinkBench's.
 //
+// With -crash it measures instead what a crash loses: for each engine
+// (InnoDB, ROCKSDB) and flush-at-commit setting (-crash-flush 1,0:
+// innodb_flush_log_at_trx_commit or rocksdb_flush_log_at_trx_commit, no
+// binary log) it starts a server, loads the small graph, runs a request
+// phase of the write mix with 16 requesters through the audit wrapper
+// (package store/audit: every acknowledged write logged before the
+// requester's next operation), sends mariadbd SIGKILL -crash-at (3 s) into
+// the phase, restarts it on the same datadir (crash recovery; a ROCKSDB
+// that refuses its WAL, cut by the kill, is restarted again with
+// --rocksdb-wal-recovery-mode=2, point-in-time recovery), lets the
+// phase go on -crash-after (3 s) after the restarted server answers and
+// ends it (its context cancelled: the calls then in flight count as
+// unacknowledged attempts), then verifies the log against the server: per
+// cell the writes acknowledged, present, superseded and lost, and the
+// count check. It exits 1 when a cell failed or a cell with flush 1 lost
+// an acknowledged write. A SIGKILL is a process crash: what the server
+// had written to the operating system survives it, synced or not.
+//
 // Usage:
 //
 //	go run ./examples/durability [-transactions 5000,400000] [-engines innodb,rocksdb,tokudb]
 //	    [-binlog off,on] [-durability worst,best] [-replica none,one] [-requesters 4]
 //	    [-maxid1 10001] [-mix addlink=..,updatelink=..] [-sysbench] [-mariadbd PATH]
 //	    [-tmpdir DIR] [-results DIR] [-catchup-timeout 10m]
+//	go run ./examples/durability -crash [-crash-flush 1,0] [-crash-at 3s] [-crash-after 3s]
+//	    [-engines innodb,rocksdb] [-requesters 16] [-maxid1 10001] [-mix ...] [-tmpdir DIR]
 package main
 
 import (
@@ -132,6 +152,11 @@ type options struct {
 	tmpfs                                    bool   // the temporary directory is on tmpfs
 	resultsDir                               string // -results; "" for no result files
 	catchUpTimeout                           time.Duration
+
+	// -crash: the crash measurement instead of the matrix.
+	crash               bool
+	crashFlush          []int // the flush settings, in order
+	crashAt, crashAfter time.Duration
 }
 
 // usageError is a bad command line (exit status 2).
@@ -205,15 +230,32 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tmpdir, "tmpdir", "", "`directory` for the servers' temporary directory, on a real disk: about 1.2 GB per server (default: $TMPDIR or /tmp)")
 	fs.StringVar(&o.resultsDir, "results", "", "`directory` for one result file per measured cell (created if missing; linkbench compare reads them)")
 	fs.DurationVar(&o.catchUpTimeout, "catchup-timeout", 10*time.Minute, "longest wait for a replica to catch up (> 0)")
+	fs.BoolVar(&o.crash, "crash", false, "instead of the matrix: per engine and -crash-flush setting, SIGKILL mariadbd during a request phase with the audit wrapper, restart it, and count the acknowledged writes lost")
+	flushes := fs.String("crash-flush", "1,0", "with -crash: the flush-at-commit settings (innodb_flush_log_at_trx_commit, rocksdb_flush_log_at_trx_commit): 1, 0")
+	fs.DurationVar(&o.crashAt, "crash-at", 3*time.Second, "with -crash: the SIGKILL's time after the request phase's start (> 0)")
+	fs.DurationVar(&o.crashAfter, "crash-after", 3*time.Second, "with -crash: how long the phase goes on after the restarted server answers (> 0)")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
-	if o.engines, err = parseList("engines", *engines, engineInnoDB, engineRocksDB, engineTokuDB); err != nil {
-		return nil, usageError{err}
+	if o.crash {
+		if err := crashFlags(o, set, *engines, *flushes); err != nil {
+			return nil, usageError{err}
+		}
+	} else {
+		for _, f := range []string{"crash-flush", "crash-at", "crash-after"} {
+			if set[f] {
+				return nil, usageError{fmt.Errorf("-%s needs -crash", f)}
+			}
+		}
+		if o.engines, err = parseList("engines", *engines, engineInnoDB, engineRocksDB, engineTokuDB); err != nil {
+			return nil, usageError{err}
+		}
 	}
 	if o.binlogs, err = parseList("binlog", *binlogs, "off", "on"); err != nil {
 		return nil, usageError{err}
@@ -285,7 +327,45 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 			return nil, usageError{err}
 		}
 	}
+	if o.crash {
+		cfg := o.crashConfig()
+		if err := cfg.Validate(); err != nil {
+			return nil, usageError{err}
+		}
+	}
 	return o, nil
+}
+
+// crashFlags reads the flags of -crash: the engines (InnoDB, ROCKSDB), the
+// flush settings, the times; -requesters is 16 unless given. The flags of
+// the matrix are refused.
+func crashFlags(o *options, set map[string]bool, engines, flushes string) error {
+	for _, f := range []string{"binlog", "durability", "replica", "transactions", "sysbench", "sysbench-table-size", "results", "catchup-timeout"} {
+		if set[f] {
+			return fmt.Errorf("-%s applies to the matrix, not to -crash", f)
+		}
+	}
+	if !set["engines"] {
+		engines = "innodb,rocksdb"
+	}
+	var err error
+	if o.engines, err = parseList("engines", engines, engineInnoDB, engineRocksDB); err != nil {
+		return fmt.Errorf("%w (with -crash)", err)
+	}
+	fl, err := parseList("crash-flush", flushes, "1", "0")
+	if err != nil {
+		return err
+	}
+	for _, f := range fl {
+		o.crashFlush = append(o.crashFlush, int(f[0]-'0'))
+	}
+	if !set["requesters"] {
+		o.requesters = 16
+	}
+	if o.crashAt <= 0 || o.crashAfter <= 0 {
+		return fmt.Errorf("-crash-at %v, -crash-after %v: want > 0", o.crashAt, o.crashAfter)
+	}
+	return nil
 }
 
 // parseMix reads -mix: op=percent pairs over the write operations.
@@ -397,6 +477,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.tmpfs {
 		fmt.Fprintln(stderr, "durability: warning:", tmpfsNote(o))
 	}
+	if o.crash {
+		return runCrash(ctx, o, stdout, stderr)
+	}
 	results, err := runMatrix(ctx, o, func(f string, a ...any) {
 		fmt.Fprintf(stderr, "durability: "+f+"\n", a...)
 	})
@@ -421,6 +504,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// runCrash is the tool with -crash: it returns the exit status (see
+// crashExit; 128+n when interrupted by signal n).
+func runCrash(ctx context.Context, o *options, stdout, stderr io.Writer) int {
+	rs, err := runCrashMatrix(ctx, o, func(f string, a ...any) {
+		fmt.Fprintf(stderr, "durability: "+f+"\n", a...)
+	})
+	writeCrashTable(stdout, o, rs)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stdout, "INTERRUPTED: %d of %d cells measured\n", len(rs), len(o.crashCells()))
+		code := 130
+		var in interrupted
+		if errors.As(context.Cause(ctx), &in) {
+			code = 128 + int(in.sig)
+		}
+		fmt.Fprintf(stderr, "durability: %v; servers stopped and temporary directories removed\n", context.Cause(ctx))
+		return code
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "durability:", err)
+		return 1
+	}
+	return crashExit(rs)
 }
 
 // tmpfsNote says that the servers' directory is on tmpfs.

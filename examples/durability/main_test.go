@@ -39,12 +39,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// needMariaDB skips the test without mariadbd, except in CI
-// (LINKBENCH_CI=1), where a missing server is a failure.
+// needMariaDB gates the tests that start MariaDB servers of their own:
+// they run only with LINKBENCH_CI=1 (CI) or LINKBENCH_TEST_START_MARIADB=1,
+// and skip otherwise; without mariadbd they skip, except in CI, where a
+// missing server is a failure.
 func needMariaDB(t *testing.T) {
 	t.Helper()
+	ci := os.Getenv("LINKBENCH_CI") == "1"
+	if !ci && os.Getenv("LINKBENCH_TEST_START_MARIADB") != "1" {
+		t.Skip("skipped: starts throwaway MariaDB servers; set LINKBENCH_TEST_START_MARIADB=1 (or LINKBENCH_CI=1) to run it")
+	}
 	if _, err := findBinaries(""); err != nil {
-		if os.Getenv("LINKBENCH_CI") == "1" {
+		if ci {
 			t.Fatalf("LINKBENCH_CI=1 and %v", err)
 		}
 		t.Skipf("skipped: %v (install mariadb-server and mariadb-plugin-rocksdb to run it)", err)

@@ -75,6 +75,8 @@ type server struct {
 	name string // "master" or "replica", for messages
 	dir  string
 	port int
+	bin  string   // mariadbd
+	args []string // its command line (a restart reuses it)
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 	db   *sql.DB
@@ -158,7 +160,7 @@ func startServer(ctx context.Context, b binaries, name, dir, template string, op
 		if err != nil {
 			return nil, err
 		}
-		s := &server{name: name, dir: dir, port: port, done: make(chan struct{})}
+		s := &server{name: name, dir: dir, port: port}
 		args := []string{
 			"--no-defaults",
 			"--user=" + b.user,
@@ -175,16 +177,10 @@ func startServer(ctx context.Context, b binaries, name, dir, template string, op
 		if b.rocksdb != "" {
 			args = append(args, "--plugin-load-add="+filepath.Base(b.rocksdb), "--plugin-dir="+filepath.Dir(b.rocksdb))
 		}
-		args = append(args, opts...)
-		s.cmd = exec.Command(b.mariadbd, args...)
-		// Its own process group: a Ctrl-C at the terminal reaches the tool,
-		// which stops the server itself. Pdeathsig: a killed tool takes its
-		// servers with it.
-		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := s.cmd.Start(); err != nil {
+		s.bin, s.args = b.mariadbd, append(args, opts...)
+		if err := s.launch(); err != nil {
 			return nil, fmt.Errorf("%s: start mariadbd: %w", name, err)
 		}
-		go func() { _ = s.cmd.Wait(); close(s.done) }()
 		err = s.waitReady(ctx)
 		if err == nil {
 			return s, nil
@@ -201,6 +197,46 @@ func startServer(ctx context.Context, b binaries, name, dir, template string, op
 		_ = os.Remove(filepath.Join(dir, "error.log"))
 	}
 	return nil, lastErr
+}
+
+// launch starts mariadbd with the server's command line, in a process
+// group of its own (a Ctrl-C at the terminal reaches the tool, which stops
+// the server itself) and with Pdeathsig (a killed tool takes its servers
+// with it); done is closed when it exits.
+func (s *server) launch() error {
+	cmd, done := exec.Command(s.bin, s.args...), make(chan struct{})
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd, s.done = cmd, done
+	go func() { _ = cmd.Wait(); close(done) }()
+	return nil
+}
+
+// kill crashes the server: SIGKILL to mariadbd (nothing flushed, no
+// shutdown work), then waits for it to exit.
+func (s *server) kill() {
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+}
+
+// restart starts mariadbd again on the same datadir, port and options
+// (after kill: crash recovery) and waits until it answers. On error
+// nothing is left running.
+func (s *server) restart(ctx context.Context) error {
+	if err := s.launch(); err != nil {
+		return fmt.Errorf("%s: restart mariadbd: %w", s.name, err)
+	}
+	if err := s.waitReady(ctx); err != nil {
+		s.stop()
+		return err
+	}
+	return nil
 }
 
 // waitReady waits until the server accepts a connection on its socket, for

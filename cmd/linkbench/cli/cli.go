@@ -23,7 +23,7 @@
 //
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
 //	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
-//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file]
+//	          [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file]
 //	          [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown]
 //	          [-datadir dir] [-device name] [-server-pid pid]
 //	linkbench -keys
@@ -69,6 +69,12 @@
 // Passwords are never printed. -trace writes every store call of the
 // phases, one per line, in the format LinkBench's calls were logged in (so
 // that a run with -D rng=java can be diffed against the Java benchmark's).
+// -audit writes every write the store acknowledged during the phases to a
+// log (package store/audit; created anew with -l, appended to with -r
+// alone) and, with -verify (after the phases, or alone against an existing
+// database and its log), checks that the store still shows each of them or
+// that a later write explains it: a table of the present, superseded and
+// lost writes per operation, and exit status 1 when one was lost.
 //
 // At the end of a run the tool prints the load and query tables (ips or
 // tps, the storage device's and the machine's CPU use per insert or
@@ -93,12 +99,13 @@
 // Exit status: 0 on success, 2 for a usage or configuration error (one
 // line on standard error naming the flag, key or file:line; nothing is
 // written then, and every output path is checked before anything runs), 1
-// when a phase fails or standard output is full, 129, 130 or 143 when
-// SIGHUP, SIGINT or SIGTERM interrupted it (partial report, result files
-// marked INTERRUPTED), 141 when standard output was closed. Result files,
-// HDR logs and CSV files are written under a temporary name, synced and
-// renamed: they are complete on disk before a phase's report is printed,
-// and a closed or full standard output never loses them.
+// when a phase fails, standard output is full, -verify finds a count that
+// differs from the visible links or -audit a lost write, 129, 130 or 143
+// when SIGHUP, SIGINT or SIGTERM interrupted it (partial report, result
+// files marked INTERRUPTED), 141 when standard output was closed. Result
+// files, HDR logs and CSV files are written under a temporary name, synced
+// and renamed: they are complete on disk before a phase's report is
+// printed, and a closed or full standard output never loses them.
 package cli
 
 import (
@@ -192,6 +199,7 @@ type options struct {
 	dialect      string
 	cpuProfile   string
 	trace        string
+	audit        string
 	logFile      string
 	gomaxprocs   int
 	keys         bool
@@ -234,6 +242,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")
 	fs.StringVar(&o.dialect, "dialect", "", "postgres store: server dialect, postgres (default), cockroachdb or yugabytedb (the last two untested)")
 	fs.StringVar(&o.trace, "trace", "", "write every store call of the phases to `file`, one per line (LinkBench's trace format)")
+	fs.StringVar(&o.audit, "audit", "", "log every write the store acknowledged to `file` (with -l: created anew; -r alone: appended to); with -verify, check the store still shows them (exit 1 when one was lost)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to `file` (go tool pprof)")
 	fs.IntVar(&o.gomaxprocs, "gomaxprocs", -1, "the client's GOMAXPROCS: `n` >= 1, 0 for Go's default, -1 (auto) for max(1, CPUs/4) with a database server store and Go's default otherwise (the GOMAXPROCS environment variable, when set, wins over auto)")
 	fs.BoolVar(&o.keys, "keys", false, "list every configuration key (name, default, allowed values, what it sets) and exit")
@@ -263,7 +272,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
@@ -321,7 +330,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	// Output files must differ from each other.
 	seen := map[string]string{}
 	for _, f := range []struct{ flag, path string }{{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream},
-		{"-trace", o.trace}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
+		{"-trace", o.trace}, {"-audit", o.audit}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile}} {
 		if f.path == "" {
 			continue
 		}
@@ -475,7 +484,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return code
 	}
 	if o.verify {
-		return r.runVerify(ctx)
+		return r.runVerifyAudit(ctx)
 	}
 	return 0
 }
@@ -518,6 +527,7 @@ type runner struct {
 	// (exit status 1).
 	outputFailed bool
 	files        []results.File // the phases' results, in order
+	audit        *auditRun      // -audit; nil without it
 }
 
 // fail prints err in one line, passwords removed, and returns the exit
@@ -574,6 +584,9 @@ func (r *runner) check() error {
 	}
 	if o.verify && !o.load && !o.req && builtin && !b.server {
 		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store %s", name, serverStores())}
+	}
+	if err := r.checkAudit(); err != nil {
+		return err
 	}
 	if (o.steps > 1 || len(o.sweep) > 0) && !o.req {
 		return usageError{errors.New("-steps and -D requesters=a,b,... need the request phase (-r)")}
@@ -648,7 +661,8 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	return nil
 }
 
-// openOutputs opens -csvstream, -cpuprofile and -trace, each under a
+// openOutputs opens -audit (its log, appended to as the writes are
+// acknowledged), and -csvstream, -cpuprofile and -trace, each under a
 // temporary name until the run ends (-csvstats is written whole after each
 // phase); the function returned gives them their final names, complete and
 // synced (call it even on error; a run refused with a usage error, exit
@@ -703,6 +717,9 @@ func (r *runner) openOutputs(code *int) (func(), error) {
 		}
 		closers = append(closers, pprof.StopCPUProfile)
 	}
+	if err := r.openAudit(&closers); err != nil {
+		return closeAll, err
+	}
 	if o.trace != "" {
 		f, err := create("-trace", o.trace)
 		if err != nil {
@@ -717,15 +734,15 @@ func (r *runner) openOutputs(code *int) (func(), error) {
 		if err := tr.WriteConfig(cfg); err != nil {
 			return closeAll, fmt.Errorf("-trace: %w", err)
 		}
-		r.runStore = tr.Wrap(r.st.Store)
+		r.runStore = tr.Wrap(r.runStore)
 	}
 	return closeAll, nil
 }
 
 // checkOutputs refuses, before anything runs or is written, output paths
 // that cannot be written: -results (a directory, created when missing),
-// -csvstats, -csvstream, -trace, -cpuprofile and -L (files, replaced when
-// they exist). Nothing is left behind by the check.
+// -csvstats, -csvstream, -trace, -audit, -cpuprofile and -L (files,
+// replaced when they exist; -audit's appended to with -r alone). Nothing is left behind by the check.
 func (r *runner) checkOutputs() error {
 	o := r.o
 	if o.resultsDir != "" {
@@ -735,7 +752,7 @@ func (r *runner) checkOutputs() error {
 	}
 	for _, f := range []struct{ flag, path string }{
 		{"-csvstats", o.csvStats}, {"-csvstream", o.csvStream}, {"-trace", o.trace},
-		{"-cpuprofile", o.cpuProfile}, {"-L", o.logFile},
+		{"-audit", o.audit}, {"-cpuprofile", o.cpuProfile}, {"-L", o.logFile},
 	} {
 		if f.path == "" {
 			continue
