@@ -27,20 +27,19 @@ func (r *result) fileName() string {
 // status counter deltas over the measured transactions, the commits, the
 // fsyncs the table shows and the replica's catch-up.
 func resultFile(o *options, r *result, version string) *results.File {
-	rep := r.report
-	f := &results.File{Label: r.Cell.label(), Phase: rep.Phase, Store: "mysql", Start: rep.Start,
-		End: rep.Start.Add(rep.Elapsed), Seconds: rep.Elapsed.Seconds(), Threads: rep.Threads,
-		Status: rep.Status, Detail: rep.Detail, HDRUnit: rep.Unit}
-	f.Config = map[string]string{}
+	cfg := map[string]string{}
 	for _, p := range r.cfg.Properties() {
-		f.Config[p.Key] = p.Value
+		cfg[p.Key] = p.Value
 	}
-	f.Config["durability.engine"] = r.Cell.Engine
-	f.Config["durability.binlog"] = onOff(r.Cell.Binlog)
-	f.Config["durability.durability"] = r.Cell.Durability
-	f.Config["durability.replica"] = noneOne(r.Cell.Replica)
-	f.Config["durability.transactions"] = fmt.Sprint(o.transactions(r.Cell.Durability))
-	f.Config["durability.tmpfs"] = fmt.Sprint(o.tmpfs)
+	cfg["durability.engine"] = r.Cell.Engine
+	cfg["durability.binlog"] = onOff(r.Cell.Binlog)
+	cfg["durability.durability"] = r.Cell.Durability
+	cfg["durability.replica"] = noneOne(r.Cell.Replica)
+	cfg["durability.transactions"] = fmt.Sprint(o.transactions(r.Cell.Durability))
+	cfg["durability.tmpfs"] = fmt.Sprint(o.tmpfs)
+	// The library's result file of the report (counts, latencies, errors,
+	// seeds, the store's counters), with the cell's own figures added.
+	f := results.FromReport(r.report, results.Phase{Label: r.Cell.label(), Store: "mysql", Config: cfg})
 	f.Server = &results.Server{Version: r.MasterVars["version"], Settings: map[string]string{}}
 	if f.Server.Version == "" {
 		f.Server.Version = version
@@ -55,21 +54,10 @@ func resultFile(o *options, r *result, version string) *results.File {
 			f.Server.Settings["replica."+k] = v
 		}
 	}
-	if rep.Request != nil {
-		f.Requests, f.Errors, f.Threads = rep.Request.Requests, rep.Request.Errors, rep.Request.Requesters
+	if f.Counters == nil {
+		f.Counters = map[string]int64{}
 	}
-	for _, op := range rep.Ops {
-		ro := results.Op{Op: op.Op, Count: op.Count(), Successes: op.Successes, Misses: op.Misses,
-			Errors: op.Errors, Abandoned: op.Abandoned}
-		if op.Op.IsSize() {
-			s := op.Latency
-			ro.Sizes = &s
-		} else if op.Latency.Count > 0 {
-			ro.Latency = results.PercentilesOf(op.Latency)
-		}
-		f.Ops = append(f.Ops, ro)
-	}
-	f.Counters = maps.Clone(r.Delta)
+	maps.Copy(f.Counters, r.Delta)
 	in, rk, bl := r.fsyncs()
 	f.Counters["commits"] = r.Commits
 	f.Counters["fsyncs_innodb"], f.Counters["fsyncs_rocksdb_wal"], f.Counters["fsyncs_binlog"] = in, rk, bl
