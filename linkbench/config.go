@@ -145,10 +145,6 @@ type DataGenConfig struct {
 type StoreConfig struct {
 	LinkStore  string // linkstore: store name or Java class name as written
 	NodeStore  string // nodestore
-	Host       string // host
-	Port       int    // port
-	User       string // user
-	Password   string // password
 	DBID       string // dbid (the original benchmark's database name key)
 	LinkTable  string // linktable
 	CountTable string // counttable
@@ -168,6 +164,49 @@ type StoreConfig struct {
 	// many MiB; 0 means the machine's memory. Set it above the machine's
 	// memory to try a load anyway.
 	MemoryLimitMB int64
+}
+
+// Connection is how a store reaches its server: LinkBench's host, port,
+// user and password keys. It is not part of Config (the workload and the
+// drivers never use it, and a Config is printed, traced and recorded in
+// result files): ParseProperties hands it over through
+// PropertiesOptions.Connection, to the code that opens the store.
+type Connection struct {
+	Host     string // host; "" is the store's default (a local server)
+	Port     int    // port: 0..65535; an empty port key means 3306, LinkBench's default
+	User     string // user
+	Password string // password: never printed
+}
+
+// ConnectionKeys are the keys of a Connection, which Config.Set refuses
+// (ParseProperties routes them to PropertiesOptions.Connection).
+func ConnectionKeys() []string { return []string{"host", "port", "user", "password"} }
+
+// setConnection stores the connection key key = v (white space trimmed)
+// in cn: a malformed or out-of-range port is a *ConfigError.
+func setConnection(cn *Connection, key, v string) error {
+	switch key {
+	case "host":
+		cn.Host = v
+	case "user":
+		cn.User = v
+	case "password":
+		cn.Password = v
+	case "port":
+		if v == "" { // LinkBench: absent or empty means the default port
+			cn.Port = 3306
+			return nil
+		}
+		n, err := parseInt(key, v)
+		if err != nil {
+			return err
+		}
+		if n < 0 || n > 65535 {
+			return &ConfigError{Key: key, Value: v, Reason: "must be in 0..65535"}
+		}
+		cn.Port = n
+	}
+	return nil
 }
 
 // Config is a LinkBench run's configuration: the workload (graph shape,

@@ -46,6 +46,9 @@ type keyDef struct {
 	aliasOf string
 	// ignored marks keys accepted for compatibility that have no effect.
 	ignored bool
+	// conn marks a Connection key (host, port, user, password): not
+	// Config's (set does nothing; Config.Set refuses it).
+	conn bool
 }
 
 // keyTable returns every configuration key, in the order Config.Properties
@@ -1065,30 +1068,12 @@ func buildKeyTable() []keyDef {
 			"link store (the command-line tool: memory, discard, mysql, postgres)").omitZero(""),
 		stringKey("nodestore", func(c *Config) *string { return &c.Store.NodeStore }, "a store name or LinkBench class",
 			"node store").omitZero(""),
-		stringKey("host", func(c *Config) *string { return &c.Store.Host }, "a host name", "SQL server host").omitZero(""),
-		keyDef{name: "port", doc: "SQL server port", allowed: "0..65535 (empty: 3306)", def: "3306", hasDef: true,
-			set: func(c *Config, k, v string) error {
-				if v == "" { // LinkBench: absent or empty means the default port
-					c.Store.Port = 3306
-					return nil
-				}
-				n, err := parseInt(k, v)
-				if err == nil {
-					c.Store.Port = n
-				}
-				return err
-			},
-			get: func(c *Config) (string, bool) { return strconv.Itoa(c.Store.Port), true },
-			check: func(c *Config) string {
-				if c.Store.Port < 0 || c.Store.Port > 65535 {
-					return "must be in 0..65535"
-				}
-				return ""
-			},
-		},
-		stringKey("user", func(c *Config) *string { return &c.Store.User }, "a user name", "SQL user").omitZero(""),
-		keyDef{name: "password", doc: "SQL password (never printed)", allowed: "any text",
-			set: func(c *Config, _, v string) error { c.Store.Password = v; return nil }},
+		// The connection keys (Connection): not Config's, never printed
+		// by Properties; ParseProperties hands them over separately.
+		connKey("host", "SQL server host", "a host name", "", false),
+		connKey("port", "SQL server port", "0..65535 (empty: 3306)", "3306", true),
+		connKey("user", "SQL user", "a user name", "", false),
+		connKey("password", "SQL password (never printed)", "any text", "", false),
 		stringKey("dbid", func(c *Config) *string { return &c.Store.DBID }, "a database name",
 			"the original benchmark's single database name").omitZero(""),
 		stringKey("linktable", func(c *Config) *string { return &c.Store.LinkTable }, "a table name", "link table").dflt("linktable").omitZero(""),
@@ -1146,7 +1131,17 @@ func (c *Config) Set(key, value string) error {
 	if !ok {
 		return unknownKey(key)
 	}
+	if d.conn {
+		return &ConfigError{Key: key, Reason: "a connection key: it is not part of Config (see Connection; ParseProperties hands it over through PropertiesOptions.Connection)"}
+	}
 	return d.set(c, key, strings.TrimSpace(value))
+}
+
+// connKey declares a Connection key: Keys lists it, ParseProperties
+// routes it to PropertiesOptions.Connection, Config.Set refuses it.
+func connKey(name, doc, allowed, def string, hasDef bool) keyDef {
+	return keyDef{name: name, doc: doc, allowed: allowed, def: def, hasDef: hasDef, conn: true,
+		set: func(*Config, string, string) error { return nil }}
 }
 
 // canonicalKey returns the key that key is another spelling of, or key.
@@ -1245,6 +1240,9 @@ type KeyInfo struct {
 	AliasOf string
 	// Ignored reports a key accepted for compatibility without effect.
 	Ignored bool
+	// Connection reports a connection key (host, port, user, password):
+	// not Config's (see Connection).
+	Connection bool
 }
 
 // Keys describes every configuration key linkbench-go accepts, in the order
@@ -1256,7 +1254,7 @@ func Keys() []KeyInfo {
 	out := make([]KeyInfo, len(t))
 	for i, d := range t {
 		out[i] = KeyInfo{Name: d.name, Default: d.def, HasDefault: d.hasDef, Allowed: d.allowed, Doc: d.doc,
-			AliasOf: d.aliasOf, Ignored: d.ignored}
+			AliasOf: d.aliasOf, Ignored: d.ignored, Connection: d.conn}
 	}
 	return out
 }

@@ -21,6 +21,10 @@ type PropertiesOptions struct {
 	// else; the library never looks in the process's working directory on
 	// its own (the command-line tool passes it here).
 	WorkDir string
+	// Connection, when not nil, receives the connection keys (host, port,
+	// user, password: see Connection), which are not Config's; nil:
+	// they are checked and dropped.
+	Connection *Connection
 }
 
 // FileError reports a configuration file that cannot be read.
@@ -125,7 +129,19 @@ func ParseProperties(path string, opts PropertiesOptions) (Config, error) {
 		if s.file != "-D" {
 			where = fmt.Sprintf("%s:%d", s.file, s.line)
 		}
-		if err := cfg.Set(k, s.value); err != nil {
+		var err error
+		if d, ok := keyIndex()[k]; ok && d.conn {
+			var cn Connection
+			if opts.Connection != nil {
+				cn = *opts.Connection
+			}
+			if err = setConnection(&cn, k, strings.TrimSpace(s.value)); err == nil && opts.Connection != nil {
+				*opts.Connection = cn
+			}
+		} else {
+			err = cfg.Set(k, s.value)
+		}
+		if err != nil {
 			var ce *ConfigError
 			if errors.As(err, &ce) {
 				ce.Where = where

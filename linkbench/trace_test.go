@@ -267,8 +267,7 @@ func TestTracerWriteError(t *testing.T) {
 func TestTracerWriteConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.RNG = RNGJava
-	cfg.Store.Password = "s3cret"
-	cfg.Store.User = "bench"
+	cfg.Store.Engine = "rocksdb"
 	cfg.LoadRandomSeed = FixedSeed(-5)
 	cfg.DBLoad = []float64{30, 70}
 	cfg.DBCount = 2
@@ -296,11 +295,10 @@ func TestTracerWriteConfig(t *testing.T) {
 			t.Fatalf("%s: %v", l, err)
 		}
 	}
-	back.Store.Password = cfg.Store.Password
 	if g, w := fmt.Sprintf("%+v", back), fmt.Sprintf("%+v", cfg); g != w {
 		t.Errorf("config read back from the trace differs:\n got %s\nwant %s", g, w)
 	}
-	for _, k := range []string{"rng=java", "load_random_seed=-5", "dbload=30,70", "user=bench", "maxid1=10000001"} {
+	for _, k := range []string{"rng=java", "load_random_seed=-5", "dbload=30,70", "engine=rocksdb", "maxid1=10000001"} {
 		if !strings.Contains(out, "# config "+k+"\n") {
 			t.Errorf("no line for %s", k)
 		}

@@ -113,10 +113,10 @@ func databasesDesc(cfg *linkbench.Config) string {
 func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error) {
 	opts := mysqlstore.Options{
 		DSN:             o.dsn,
-		Host:            cfg.Store.Host,
-		Port:            cfg.Store.Port,
-		User:            cfg.Store.User,
-		Password:        cfg.Store.Password,
+		Host:            o.conn.Host,
+		Port:            o.conn.Port,
+		User:            o.conn.User,
+		Password:        o.conn.Password,
 		DBPrefix:        cfg.DBPrefix,
 		Database:        cfg.DatabaseNames()[0], // dbid, or dbprefix0
 		LinkTable:       cfg.Store.LinkTable,
@@ -135,7 +135,7 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	if o.dsn != "" {
 		if _, err := mysql.ParseDSN(o.dsn); err != nil {
-			return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, cfg.Store.Password))}
+			return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, o.conn.Password))}
 		}
 	}
 	engine := cfg.Store.Engine
@@ -164,7 +164,7 @@ func openMySQL(ctx context.Context, o *options, cfg *linkbench.Config) (store.St
 	}
 	st, err := store.Open(ctx, mysqlstore.Name, "", store.WithDriverOptions(opts))
 	if err != nil {
-		return nil, "", fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
+		return nil, "", fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, o.conn.Password))
 	}
 	s := st.(*mysqlstore.Store)
 	if err := checkTableEngines(ctx, s, opts, cfg); err != nil {
@@ -227,16 +227,16 @@ func pgDSNPassword(dsn string) string {
 // port key's default is MySQL's 3306: unless the port was written out,
 // PostgreSQL's 5432 is used. Errors are usage errors (exit status 2).
 func pgOptions(o *options, cfg *linkbench.Config) (pgstore.Options, error) {
-	port := cfg.Store.Port
+	port := o.conn.Port
 	if port == 3306 && !portGiven(o) {
 		port = pgstore.DefaultPort
 	}
 	opts := pgstore.Options{
 		DSN:        o.dsn,
-		Host:       cfg.Store.Host,
+		Host:       o.conn.Host,
 		Port:       port,
-		User:       cfg.Store.User,
-		Password:   cfg.Store.Password,
+		User:       o.conn.User,
+		Password:   o.conn.Password,
 		DBPrefix:   cfg.DBPrefix,
 		Schema:     cfg.DatabaseNames()[0], // dbid, or dbprefix0
 		LinkTable:  cfg.Store.LinkTable,
@@ -257,7 +257,7 @@ func pgOptions(o *options, cfg *linkbench.Config) (pgstore.Options, error) {
 			return opts, usageError{fmt.Errorf("-dsn %q: want a postgres:// URL or host=... keyword/value pairs", pgstore.RedactDSN(o.dsn))}
 		}
 		if _, err := pgx.ParseConfig(o.dsn); err != nil {
-			return opts, usageError{fmt.Errorf("-dsn %q: %v", pgstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, cfg.Store.Password))}
+			return opts, usageError{fmt.Errorf("-dsn %q: %v", pgstore.RedactDSN(o.dsn), redact(err.Error(), o.dsn, o.conn.Password))}
 		}
 	}
 	iso, err := pgstore.ParseIsolation(o.isolation)
@@ -278,7 +278,7 @@ func openPostgres(ctx context.Context, o *options, cfg *linkbench.Config) (store
 	}
 	st, err := store.Open(ctx, pgstore.Name, "", store.WithDriverOptions(opts))
 	if err != nil {
-		return nil, "", fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, cfg.Store.Password))
+		return nil, "", fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, o.conn.Password))
 	}
 	s := st.(*pgstore.Store)
 	return s, fmt.Sprintf("postgres %s dialect=%s isolation=%s schemas=%s", s.DSN(), opts.Dialect,

@@ -203,6 +203,7 @@ type options struct {
 	logFile      string
 	gomaxprocs   int
 	keys         bool
+	conn         linkbench.Connection // the connection keys (buildConfig)
 
 	// Results (issue 9).
 	label       string
@@ -372,7 +373,10 @@ func buildConfig(o *options) (linkbench.Config, error) {
 	if err != nil {
 		return linkbench.Config{}, fmt.Errorf("working directory: %w", err)
 	}
-	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs, WorkDir: wd})
+	// The connection keys (host, port, user, password) are the store's,
+	// not the Config's: LinkBench's default port unless a key says more.
+	o.conn = linkbench.Connection{Port: 3306}
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: defs, WorkDir: wd, Connection: &o.conn})
 	if err != nil {
 		return cfg, usageError{err}
 	}
@@ -414,7 +418,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	r.o, r.dsn = o, o.dsn
 	cfg, err := buildConfig(o)
-	r.password = cfg.Store.Password
+	r.password = o.conn.Password
 	if err != nil {
 		return r.fail(err)
 	}

@@ -190,7 +190,7 @@ func TestPostgresPasswordNeverPrinted(t *testing.T) {
 // and -dialect are checked.
 func TestPostgresOptions(t *testing.T) {
 	cfg := linkbench.DefaultConfig()
-	o := &options{defs: overrides{}}
+	o := &options{defs: overrides{}, conn: linkbench.Connection{Port: 3306}} // as buildConfig leaves it
 	opts, err := pgOptions(o, &cfg)
 	if err != nil || opts.Port != 5432 || opts.Schema != "linkdb0" {
 		t.Fatalf("defaults: port %d schema %q, %v", opts.Port, opts.Schema, err)

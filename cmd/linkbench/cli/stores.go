@@ -127,7 +127,7 @@ func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Conf
 		if o.dsn != "" {
 			msg = strings.ReplaceAll(msg, o.dsn, "<the -dsn>")
 		}
-		return nil, fmt.Errorf("%s store: %s", name, redact(msg, o.dsn, cfg.Store.Password))
+		return nil, fmt.Errorf("%s store: %s", name, redact(msg, o.dsn, o.conn.Password))
 	}
 	desc := name
 	if o.dsn != "" {
