@@ -79,9 +79,12 @@ type Options struct {
 	// Sync says whether a write waits for the WAL to reach the disk
 	// (fsync) before it returns: SyncOn, like MyRocks'
 	// rocksdb_flush_log_at_trx_commit = 1 (pebble.Sync: an acknowledged
-	// write survives a machine crash), or SyncOff, like = 2
-	// (pebble.NoSync: it survives a crash of the process, not of the
-	// machine). Default SyncOn. Text key: wal_sync (on, off).
+	// write survives a crash of the process or the machine), or SyncOff,
+	// like = 2 (pebble.NoSync: the commit does not wait for the WAL,
+	// which Pebble writes and syncs in the background, so a crash may
+	// lose the last acknowledged writes; unlike MySQL's = 2, a crash of
+	// the process too, since Pebble buffers the WAL in the process).
+	// Default SyncOn. Text key: wal_sync (on, off).
 	Sync SyncMode
 
 	// OptionsFile is the path of a Pebble OPTIONS file (the text format

@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,12 +23,12 @@ import (
 // ErrLocked is wrapped by the error of Open when the directory is in use
 // by another open Store, in this process or another (Pebble's lock file
 // LOCK is held).
-var ErrLocked = errors.New("pebblestore: database directory in use")
+var ErrLocked = errors.New("directory in use")
 
 // ErrNotStore is wrapped by the error of Open when the directory holds a
 // Pebble database that this package did not write (or wrote in another
 // layout).
-var ErrNotStore = errors.New("pebblestore: not a pebblestore database")
+var ErrNotStore = errors.New("not a pebblestore database")
 
 // numStripes is the number of mutexes the writes to links (by id1) and
 // to nodes (by id) are spread over: writers of one id1 are serialised,
@@ -99,7 +102,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		if errors.As(err, &pathErr) { // the lock file cannot be created
 			return nil, fmt.Errorf("pebblestore: %w", err)
 		}
-		return nil, fmt.Errorf("pebblestore: open %s: %w (%w)", dir, ErrLocked, err)
+		return nil, fmt.Errorf("pebblestore: open %s: %w: another store has it open, in this process or another (%w)", dir, ErrLocked, err)
+	}
+	if err := checkForeign(dir); err != nil {
+		_ = lock.Close()
+		return nil, err
 	}
 	s := &Store{set: set, sync: set.sync, stall: &stallCounter{}, lock: lock}
 	p := set.pebble.Clone()
@@ -125,6 +132,36 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	return s, nil
 }
 
+// checkForeign refuses a directory whose Pebble OPTIONS file names
+// another merger than the store's: a database another program wrote
+// (which Pebble itself would refuse with a less telling error).
+func checkForeign(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	if err != nil || len(files) == 0 {
+		return nil // a new database, or Pebble will say what is wrong
+	}
+	latest, num := "", uint64(0)
+	for _, f := range files {
+		n, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(f), "OPTIONS-"), 10, 64)
+		if err == nil && n >= num {
+			latest, num = f, n
+		}
+	}
+	if latest == "" {
+		return nil
+	}
+	text, err := os.ReadFile(latest)
+	if err != nil {
+		return fmt.Errorf("pebblestore: %w", err)
+	}
+	for line := range strings.Lines(string(text)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "merger="); ok && v != mergerName {
+			return fmt.Errorf("pebblestore: open %s: %w (its merger is %q, not %q)", dir, ErrNotStore, v, mergerName)
+		}
+	}
+	return nil
+}
+
 // init checks the directory's format (writing it into a new database)
 // and loads the node id sequence.
 func (s *Store) init() error {
@@ -140,7 +177,7 @@ func (s *Store) init() error {
 			return fmt.Errorf("pebblestore: %w", err)
 		}
 		if !empty {
-			return fmt.Errorf("pebblestore: %s: %w (it has no %q key)", s.set.opts.Dir, ErrNotStore, metaFormat)
+			return fmt.Errorf("pebblestore: open %s: %w (it has no %q key)", s.set.opts.Dir, ErrNotStore, metaFormat)
 		}
 		if err := s.db.Set(metaFormat, []byte(formatVersion), pebble.Sync); err != nil {
 			return fmt.Errorf("pebblestore: %w", err)
@@ -151,7 +188,7 @@ func (s *Store) init() error {
 		got := string(v)
 		_ = closer.Close()
 		if got != formatVersion {
-			return fmt.Errorf("pebblestore: %s: %w (format %q, want %q)", s.set.opts.Dir, ErrNotStore, got, formatVersion)
+			return fmt.Errorf("pebblestore: open %s: %w (format %q, want %q)", s.set.opts.Dir, ErrNotStore, got, formatVersion)
 		}
 	}
 	next, err := s.loadSequence()
