@@ -82,13 +82,13 @@
 // # Options
 //
 // Options has the knobs a LinkBench run varies, each with its unit and
-// default (compression "snappy", 16 KiB blocks, a 128 MiB block cache,
-// bloom filters of 10 bits per key, 64 MiB memtables, L0 compaction at 4
-// sublevels and write stop at 12, up to 2 concurrent compactions, WAL
-// sync on), and an OPTIONS file in Pebble's own format for the rest.
-// Options.String and ParseOptions convert it to and from a one-line text
-// form; Store.Options and Store.PebbleOptions return what is in effect
-// (for a result file).
+// default (compression "snappy", 16 KiB blocks, a 256 MiB block cache of
+// which Pebble reserves 128 MiB for the memtables, bloom filters of 10
+// bits per key, 64 MiB memtables, L0 compaction at 4 sublevels and write
+// stop at 12, up to 2 concurrent compactions, WAL sync on), and an
+// OPTIONS file in Pebble's own format for the rest. Options.String and
+// ParseOptions convert it to and from a one-line text form; Store.Options
+// and Store.PebbleOptions return what is in effect (for a result file).
 //
 // # Metrics
 //

@@ -42,9 +42,15 @@ type Options struct {
 	// suffix).
 	BlockSize int
 
-	// CacheSize is the size of the block cache (uncompressed blocks), in
-	// bytes: 1 MiB to 1 TiB. Default 128 MiB: the main job's graph
-	// (maxid1 = 100001) fits in it. Text key: cache_size.
+	// CacheSize is the size of Pebble's block cache, in bytes: 1 MiB to
+	// 1 TiB. Pebble reserves the memtables' memory in it (up to
+	// MemTableStopWritesThreshold × MemTableSize, i.e. 2 × MemTableSize
+	// unless the OPTIONS file says otherwise), so that the blocks get
+	// what the memtables leave; Open refuses a CacheSize no larger than
+	// that reservation, which would leave the cache no room for blocks at
+	// all. Default DefaultBlockCacheSize (128 MiB) for blocks plus the
+	// reservation: 256 MiB with the default memtables. Text key:
+	// cache_size.
 	CacheSize int64
 
 	// BloomBitsPerKey is the number of bits per key of the bloom filter
@@ -133,8 +139,10 @@ const (
 	DefaultCompression = "snappy"
 	// DefaultBlockSize is the default of Options.BlockSize, in bytes.
 	DefaultBlockSize = 16 << 10
-	// DefaultCacheSize is the default of Options.CacheSize, in bytes.
-	DefaultCacheSize = 128 << 20
+	// DefaultBlockCacheSize is the part of the default Options.CacheSize
+	// left to blocks once the memtables are reserved, in bytes: the main
+	// job's graph (maxid1 = 100001) fits in it.
+	DefaultBlockCacheSize = 128 << 20
 	// DefaultBloomBitsPerKey is the default of Options.BloomBitsPerKey.
 	DefaultBloomBitsPerKey = 10
 	// DefaultMemTableSize is the default of Options.MemTableSize, in bytes.
@@ -232,7 +240,7 @@ var fields = []field{
 	intField("BlockSize", "block_size", func(o *Options) *int64 { v := int64(o.BlockSize); return &v },
 		func(o *Options, v int64) { o.BlockSize = int(v) }, minBlockSize, maxBlockSize, DefaultBlockSize, true),
 	intField("CacheSize", "cache_size", func(o *Options) *int64 { return &o.CacheSize },
-		func(o *Options, v int64) { o.CacheSize = v }, minCacheSize, maxCacheSize, DefaultCacheSize, true),
+		func(o *Options, v int64) { o.CacheSize = v }, minCacheSize, maxCacheSize, -1, true),
 	{
 		name: "BloomBitsPerKey", key: "bloom_bits_per_key",
 		get: func(o *Options) string { return itoaNonZero(int64(o.BloomBitsPerKey)) },
@@ -292,8 +300,9 @@ var fields = []field{
 	},
 }
 
-// intField declares an integer field with bounds lo..hi and a default;
-// sizes take KiB, MiB and GiB suffixes in the text form.
+// intField declares an integer field with bounds lo..hi and a default
+// (-1: one that depends on other fields); sizes take KiB, MiB and GiB
+// suffixes in the text form.
 func intField(name, key string, get func(o *Options) *int64, set func(o *Options, v int64), lo, hi, def int64, size bool) field {
 	return field{
 		name: name, key: key,
@@ -307,6 +316,9 @@ func intField(name, key string, get func(o *Options) *int64, set func(o *Options
 		},
 		check: func(o *Options) string {
 			if v := *get(o); v != 0 && (v < lo || v > hi) {
+				if def < 0 {
+					return fmt.Sprintf("0 (default) or %d..%d", lo, hi)
+				}
 				return fmt.Sprintf("0 (default %d) or %d..%d", def, lo, hi)
 			}
 			return ""
@@ -552,11 +564,13 @@ func resolve(o Options) (*settings, error) {
 	if !named["Options.format_major_version"] {
 		p.FormatMajorVersion = pebble.FormatNewest
 	}
-	if o.CacheSize != 0 || !named["Options.cache_size"] {
-		p.CacheSize = or(o.CacheSize, DefaultCacheSize)
-	}
 	if o.MemTableSize != 0 || !named["Options.mem_table_size"] {
 		p.MemTableSize = uint64(or(o.MemTableSize, DefaultMemTableSize))
+	}
+	// The memtables Pebble reserves in the cache: what it allows queued.
+	reserved := int64(p.MemTableSize) * int64(or(p.MemTableStopWritesThreshold, 2))
+	if o.CacheSize != 0 || !named["Options.cache_size"] {
+		p.CacheSize = or(o.CacheSize, DefaultBlockCacheSize+reserved)
 	}
 	if o.L0CompactionThreshold != 0 || !named["Options.l0_compaction_threshold"] {
 		p.L0CompactionThreshold = or(o.L0CompactionThreshold, DefaultL0CompactionThreshold)
@@ -601,6 +615,11 @@ func resolve(o Options) (*settings, error) {
 	}
 	if eff.L0StopWritesThreshold < eff.L0CompactionThreshold {
 		errs = append(errs, l0Error(eff.L0StopWritesThreshold, eff.L0CompactionThreshold))
+	}
+	if reserved = int64(eff.MemTableSize) * int64(eff.MemTableStopWritesThreshold); eff.CacheSize <= reserved {
+		errs = append(errs, &OptionError{Field: "CacheSize", Key: "cache_size", Value: strconv.FormatInt(eff.CacheSize, 10),
+			Want: fmt.Sprintf("> %d, the memtables Pebble reserves in the cache (MemTableSize %d × MemTableStopWritesThreshold %d), or there is no room for blocks",
+				reserved, eff.MemTableSize, eff.MemTableStopWritesThreshold)})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -116,7 +116,7 @@ func TestDefaults(t *testing.T) {
 	s := openTest(t, pebblestore.Options{Dir: dir})
 	want := pebblestore.Options{
 		Dir: dir, Compression: pebblestore.DefaultCompression, BlockSize: pebblestore.DefaultBlockSize,
-		CacheSize: pebblestore.DefaultCacheSize, BloomBitsPerKey: pebblestore.DefaultBloomBitsPerKey,
+		CacheSize: pebblestore.DefaultBlockCacheSize + 2*pebblestore.DefaultMemTableSize, BloomBitsPerKey: pebblestore.DefaultBloomBitsPerKey,
 		MemTableSize: pebblestore.DefaultMemTableSize, L0CompactionThreshold: pebblestore.DefaultL0CompactionThreshold,
 		L0StopWritesThreshold: pebblestore.DefaultL0StopWritesThreshold, CompactionConcurrency: pebblestore.DefaultCompactionConcurrency,
 		Sync: pebblestore.SyncOn,
@@ -125,7 +125,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("Options() = %+v\nwant %+v", got, want)
 	}
 	text := s.PebbleOptions()
-	for _, want := range []string{"cache_size=134217728", "mem_table_size=67108864", "l0_compaction_threshold=4",
+	for _, want := range []string{"cache_size=268435456", "mem_table_size=67108864", "l0_compaction_threshold=4",
 		"l0_stop_writes_threshold=12", "max_concurrent_compactions=2", "merger=linkbench.pebblestore.max.v1",
 		"block_size=16384", "compression=Snappy", "filter_policy=rocksdb.BuiltinBloomFilter"} {
 		if !strings.Contains(text, want) {
@@ -144,7 +144,7 @@ func TestOptionsFile(t *testing.T) {
   pebble_version=0.1
 
 [Options]
-  cache_size=33554432
+  cache_size=41943040
   mem_table_size=8388608
   l0_compaction_threshold=6
   max_concurrent_compactions=3
@@ -158,18 +158,33 @@ func TestOptionsFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := openTest(t, pebblestore.Options{OptionsFile: file, CacheSize: 16 << 20, BlockSize: 4096})
+	s := openTest(t, pebblestore.Options{OptionsFile: file, CacheSize: 48 << 20, BlockSize: 4096})
 	got := s.Options()
-	if got.CacheSize != 16<<20 || got.MemTableSize != 8<<20 || got.L0CompactionThreshold != 6 ||
+	if got.CacheSize != 48<<20 || got.MemTableSize != 8<<20 || got.L0CompactionThreshold != 6 ||
 		got.CompactionConcurrency != 3 || got.Compression != "zstd" || got.BlockSize != 4096 || got.BloomBitsPerKey != -1 {
 		t.Errorf("Options() = %+v", got)
 	}
 	pt := s.PebbleOptions()
-	for _, want := range []string{"cache_size=16777216", "mem_table_size=8388608", "mem_table_stop_writes_threshold=4",
+	for _, want := range []string{"cache_size=50331648", "mem_table_size=8388608", "mem_table_stop_writes_threshold=4",
 		"l0_compaction_threshold=6", "compression=ZSTD", "block_size=4096", "filter_policy=none"} {
 		if !strings.Contains(pt, want) {
 			t.Errorf("PebbleOptions lacks %q:\n%s", want, pt)
 		}
+	}
+
+	// Without CacheSize, the file's cache_size stands.
+	s2 := openTest(t, pebblestore.Options{OptionsFile: file})
+	if got := s2.Options(); got.CacheSize != 40<<20 || got.BlockSize != 8192 {
+		t.Errorf("Options() = %+v", got)
+	}
+	// The default cache leaves 128 MiB to blocks beside the file's
+	// memtables (4 of 8 MiB).
+	if err := os.WriteFile(file, []byte("[Options]\n  mem_table_size=8388608\n  mem_table_stop_writes_threshold=4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s3 := openTest(t, pebblestore.Options{OptionsFile: file})
+	if got := s3.Options(); got.CacheSize != pebblestore.DefaultBlockCacheSize+32<<20 {
+		t.Errorf("Options().CacheSize = %d", got.CacheSize)
 	}
 
 	// A file Pebble refuses, and one that is missing.
@@ -190,6 +205,19 @@ func TestOptionsFile(t *testing.T) {
 	if _, err := pebblestore.Open(t.Context(), pebblestore.Options{Dir: t.TempDir(), OptionsFile: bad}); err == nil ||
 		!strings.Contains(err.Error(), "MemTableStopWritesThreshold (1) must be >= 2") {
 		t.Errorf("mem_table_stop_writes_threshold=1: %v", err)
+	}
+}
+
+// Pebble reserves the memtables in the block cache: a cache they would
+// fill is refused.
+func TestCacheHoldsMemtables(t *testing.T) {
+	_, err := pebblestore.Open(t.Context(), pebblestore.Options{Dir: t.TempDir(), CacheSize: 64 << 20, MemTableSize: 32 << 20})
+	if err == nil || !strings.Contains(err.Error(), "CacheSize (cache_size) = 67108864: want > 67108864, the memtables Pebble reserves") {
+		t.Errorf("cache of 2 memtables: %v", err)
+	}
+	s := openTest(t, pebblestore.Options{MemTableSize: 32 << 20})
+	if got := s.Options().CacheSize; got != pebblestore.DefaultBlockCacheSize+64<<20 {
+		t.Errorf("default CacheSize with 32 MiB memtables = %d", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package pebblestore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,5 +264,74 @@ func TestReadsCopy(t *testing.T) {
 	again, _, _ := s.GetLink(ctx, 1, 1, 1)
 	if string(again.Data) != "payload" {
 		t.Fatalf("stored data changed to %q", again.Data)
+	}
+}
+
+// Bulk loading over stored links, or a link twice in one batch, leaves
+// one index entry per link: the list and CheckCounts see no stale entry.
+func TestBulkOverExisting(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, pebblestore.Options{Sync: pebblestore.SyncOff})
+	link := func(id2, time int64, vis store.Visibility) store.Link {
+		return store.Link{ID1: 5, LinkType: 1, ID2: id2, Visibility: vis, Data: []byte{byte(time)}, Time: time}
+	}
+	first := []store.Link{link(1, 10, 1), link(2, 20, 1), link(3, 30, 1), link(9, 90, 1)}
+	if err := s.AddBulkLinks(ctx, first, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil { // the stored links in an sstable
+		t.Fatal(err)
+	}
+	// Out of order, over id2 1 and 3 (new times, one hidden), id2 4 twice.
+	second := []store.Link{link(4, 40, 1), link(3, 35, 0), link(1, 15, 1), link(4, 45, 1)}
+	if err := s.AddBulkLinks(ctx, second, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddBulkCounts(ctx, []store.LinkCount{{ID1: 5, LinkType: 1, Count: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetLinkList(ctx, store.FullRange(5, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, l := range got {
+		ids = append(ids, l.ID2)
+	}
+	if fmt.Sprint(ids) != "[9 4 2 1]" || got[1].Time != 45 || got[3].Time != 15 {
+		t.Errorf("list after the second load: %+v", got)
+	}
+	if mm, _, err := s.CheckCounts(ctx, 0); err != nil || len(mm) != 0 {
+		t.Errorf("CheckCounts = %v, %v", mm, err)
+	}
+}
+
+// CheckCounts reports an index entry without its link row.
+func TestCheckCountsIndexMismatch(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, pebblestore.Options{Sync: pebblestore.SyncOff})
+	if _, err := s.AddLink(ctx, store.Link{ID1: 3, LinkType: 4, ID2: 5, Visibility: store.VisibilityDefault, Time: 6}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CheckCounts(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	// A stray index entry of (3, 4): its key with another id2.
+	var stray []byte
+	it, err := s.DB().NewIter(&pebble.IterOptions{LowerBound: []byte("I"), UpperBound: []byte("J")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		stray = append([]byte(nil), it.Key()...)
+	}
+	_ = it.Close()
+	stray[len(stray)-1]++
+	if err := s.DB().Set(stray, []byte{0, 0, 0, 0}, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.CheckCounts(ctx, 0)
+	if !errors.Is(err, pebblestore.ErrIndexMismatch) || !strings.Contains(err.Error(), "(3, 4) has 1 link rows (1 visible), 2 index entries (2 visible)") {
+		t.Errorf("CheckCounts with a stray index entry: %v", err)
 	}
 }
