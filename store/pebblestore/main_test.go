@@ -19,7 +19,9 @@ const helperEnv = "PEBBLESTORE_TEST_HELPER"
 func TestMain(m *testing.M) {
 	switch h := os.Getenv(helperEnv); h {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		closeBenchGraph()
+		os.Exit(code)
 	case "lock":
 		os.Exit(lockHelper(os.Getenv("PEBBLESTORE_TEST_DIR")))
 	case "crash":
