@@ -2,7 +2,8 @@ package pebblestore
 
 import (
 	"log/slog"
-	"sync"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -46,7 +47,7 @@ type Metrics struct {
 	BlockCacheHits, BlockCacheMisses int64
 	// WriteStalls is the number of write stalls that began (Pebble's
 	// EventListener.WriteStallBegin: a full memtable queue, or L0 at
-	// L0StopWritesThreshold).
+	// L0StopWritesThreshold), counted with atomics.
 	WriteStalls int64
 	// WriteStallTime is the time writes were stalled, the stall in
 	// progress included.
@@ -112,13 +113,15 @@ func hitRate(hits, misses int64) (float64, bool) {
 // differences, the rates and ratios of the interval, and the state at
 // its end.
 type Interval struct {
+	// Start and End are the snapshots' times, Seconds the time between.
 	Start, End time.Time
 	Seconds    float64
 	// OK is false when the two snapshots cannot be compared: End is not
 	// after Start, or a counter went down (snapshots of two openings of
-	// the database). The other fields are then zero.
+	// the database). The counters' fields are then zero.
 	OK bool
 
+	// The counters' differences over the interval (see Metrics for each).
 	WALBytesIn, WALBytesWritten              uint64
 	FlushBytes, CompactionBytes, IngestBytes uint64
 	CompactionReadBytes                      uint64
@@ -126,6 +129,7 @@ type Interval struct {
 	BlockCacheHits, BlockCacheMisses         int64
 	WriteStalls                              int64
 	WriteStallTime                           time.Duration
+
 	// WriteAmp is the interval's write amplification (see
 	// Metrics.WriteAmp); HasWriteAmp is false when nothing was written.
 	WriteAmp    float64
@@ -135,7 +139,7 @@ type Interval struct {
 	HitRate    float64
 	HasHitRate bool
 
-	// End is the later snapshot, whose state (ReadAmp, sizes, debt) is
+	// Last is the later snapshot, whose state (ReadAmp, sizes, debt) is
 	// the interval's end state.
 	Last Metrics
 }
@@ -203,54 +207,78 @@ func snapshot(now time.Time, m *pebble.Metrics, stalls *stallCounter) Metrics {
 		MemTables:           m.MemTable.Count,
 		BlockCacheSize:      m.BlockCache.Size,
 	}
-	out.WriteStalls, out.WriteStallTime, out.WriteStalled = stalls.load(now)
+	out.WriteStalls, out.WriteStallTime, out.WriteStalled = stalls.load()
 	return out
 }
 
 // stallCounter counts write stalls and their time from Pebble's
-// EventListener. Its methods run on Pebble's goroutines, only when a
-// stall begins or ends, and in snapshots: the mutex (which keeps the
-// count, the total and the stall in progress consistent with each other,
-// so that snapshots never go backwards) is off the write path.
+// EventListener, with atomics: Pebble calls WriteStallBegin and
+// WriteStallEnd on its commit path, and a snapshot must not wait for it.
+// A sequence number (odd while a stall begins or ends) lets a snapshot
+// read the count, the total and the stall in progress as one state, so
+// that snapshots never go backwards.
 type stallCounter struct {
-	mu     sync.Mutex
-	count  int64
-	total  time.Duration
-	active int       // stalls begun and not ended (Pebble does not nest them)
-	since  time.Time // start of the current stall, when active > 0
+	seq   atomic.Uint64
+	count atomic.Int64
+	total atomic.Int64 // ns of the stalls that ended
+	since atomic.Int64 // start of the stall in progress, ns after start; 0 when none
+	start time.Time    // since's origin
+}
+
+func newStallCounter() *stallCounter { return &stallCounter{start: time.Now()} }
+
+// now returns the time since the counter's creation, at least 1 ns (0
+// means "no stall" in since).
+func (s *stallCounter) now() int64 { return max(1, int64(time.Since(s.start))) }
+
+// update runs f as the only writer, with seq odd.
+func (s *stallCounter) update(f func()) {
+	for {
+		if q := s.seq.Load(); q%2 == 0 && s.seq.CompareAndSwap(q, q+1) {
+			f()
+			s.seq.Store(q + 2)
+			return
+		}
+		runtime.Gosched()
+	}
 }
 
 func (s *stallCounter) begin(pebble.WriteStallBeginInfo) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.count++
-	if s.active == 0 {
-		s.since = time.Now()
-	}
-	s.active++
+	s.update(func() {
+		s.count.Add(1)
+		if s.since.Load() == 0 { // Pebble does not nest stalls
+			s.since.Store(s.now())
+		}
+	})
 }
 
 func (s *stallCounter) end() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.active == 0 {
-		return
-	}
-	if s.active--; s.active == 0 {
-		s.total += time.Since(s.since)
-	}
+	s.update(func() {
+		if t := s.since.Load(); t != 0 {
+			s.total.Add(s.now() - t)
+			s.since.Store(0)
+		}
+	})
 }
 
 // load returns the stalls so far, the time of the one in progress
 // included, and whether one is in progress.
-func (s *stallCounter) load(now time.Time) (count int64, total time.Duration, active bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	total = s.total
-	if s.active > 0 {
-		total += now.Sub(s.since)
+func (s *stallCounter) load() (count int64, total time.Duration, active bool) {
+	for {
+		q := s.seq.Load()
+		if q%2 == 1 {
+			runtime.Gosched()
+			continue
+		}
+		c, tot, since, now := s.count.Load(), s.total.Load(), s.since.Load(), s.now()
+		if s.seq.Load() != q {
+			continue
+		}
+		if since != 0 {
+			tot += now - since
+		}
+		return c, time.Duration(tot), since != 0
 	}
-	return s.count, total, s.active > 0
 }
 
 // listener returns the EventListener that counts stalls, teed with

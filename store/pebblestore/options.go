@@ -626,14 +626,12 @@ func resolve(o Options) (*settings, error) {
 	}
 	s := &settings{pebble: p, text: eff.String(), sync: pebble.Sync}
 	s.opts = o
-	s.opts.Logger = nil
 	s.opts.CacheSize = eff.CacheSize
 	s.opts.MemTableSize = int64(eff.MemTableSize)
 	s.opts.L0CompactionThreshold = eff.L0CompactionThreshold
 	s.opts.L0StopWritesThreshold = eff.L0StopWritesThreshold
 	_, s.opts.CompactionConcurrency = eff.CompactionConcurrencyRange()
 	s.opts.Compression, s.opts.BlockSize, s.opts.BloomBitsPerKey = levelSettings(eff)
-	s.opts.Logger = o.Logger
 	if o.Sync == SyncOff {
 		s.sync = pebble.NoSync
 	} else {

@@ -108,7 +108,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		_ = lock.Close()
 		return nil, err
 	}
-	s := &Store{set: set, sync: set.sync, stall: &stallCounter{}, lock: lock}
+	s := &Store{set: set, sync: set.sync, stall: newStallCounter(), lock: lock}
 	p := set.pebble.Clone()
 	p.Lock = lock
 	if o.Logger != nil {
