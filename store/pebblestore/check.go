@@ -14,7 +14,7 @@ import (
 // ErrIndexMismatch is wrapped by the error of CheckCounts when the
 // id1_type index does not hold one entry per link row, with its
 // visibility.
-var ErrIndexMismatch = errors.New("pebblestore: id1_type index disagrees with the link rows")
+var ErrIndexMismatch = errors.New("id1_type index disagrees with the link rows")
 
 // NodeStats returns the number of nodes and the smallest and largest id,
 // from one scan of the node rows at one snapshot. Errors: ctx's,

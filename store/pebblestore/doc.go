@@ -69,8 +69,10 @@
 // id. ResetNodeStore deletes the node rows with one range deletion and
 // sets the sequence. Bulk loads (AddBulkLinks, AddBulkCounts,
 // AddBulkNodes) write one batch per call, sorted by key, under the stripes
-// of the id1s they touch; AddBulkLinks reads each link first, so that
-// loading over an existing link leaves no stale index entry.
+// of the id1s they touch. AddBulkLinks looks for stored links with one
+// iterator over the batch's key range (one seek when the range is empty,
+// as in a load), so that loading over an existing link leaves no stale
+// index entry.
 //
 // Reads copy what they return out of Pebble's memory: a value Pebble
 // returns lives only until its closer is closed. A call in flight holds

@@ -191,7 +191,7 @@ type OptionError struct {
 	Field string // the Options field, e.g. "CacheSize"
 	Key   string // its text key, e.g. "cache_size"
 	Value string // the value given, as text
-	Want  string // the values it takes, e.g. "0 (default 134217728) or 1048576..1099511627776"
+	Want  string // the values it takes, e.g. "0 (default 16384) or 1024..16777216"
 }
 
 // Error implements error.
