@@ -178,7 +178,10 @@ func run(name, dir string, maxid1 int64, nlinks int, maxtime time.Duration) (fig
 	}
 	f.RequestSeconds = req.Elapsed.Seconds()
 	f.Requests, f.Errors = req.Request.Requests, req.Request.Errors
-	us := func(op stats.Op) float64 { return float64(req.Quantile(op, 0.99).Microseconds()) }
+	us := func(op stats.Op) float64 {
+		p99, _ := req.Quantile(op, 0.99) // 0 for an op that did not run
+		return float64(p99.Microseconds())
+	}
 	f.GetLinksP99us, f.UpdateLinkP99, f.GetNodeP99us = us(stats.GetLinksList), us(stats.UpdateLink), us(stats.GetNode)
 	if ps != nil {
 		m2, _ = ps.Metrics()
