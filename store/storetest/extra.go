@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/linkbench-go/linkbench/store"
 )
@@ -351,4 +352,64 @@ func testDatabases(h *harness, names [2]string) {
 	a.wantNode(na)
 	b.wantNode(nb)
 	open(names[0]).wantNode(na)
+}
+
+// testContents: a store.Contents says a fresh store holds no graph, and
+// one that holds a link does (a load refuses to mix two graphs on its
+// word). Skipped when the store is not a store.Contents.
+func testContents(h *harness) {
+	c, ok := store.AsContents(h.base)
+	if !ok {
+		h.t.Skip("store does not implement store.Contents")
+	}
+	has := func(want bool, when string) {
+		h.t.Helper()
+		got, err := c.HasData(h.ctx)
+		if err != nil {
+			h.t.Fatalf("HasData %s: %v", when, err)
+		}
+		if got != want {
+			h.t.Fatalf("HasData %s = %v, want %v", when, got, want)
+		}
+	}
+	has(false, "on a fresh store")
+	h.add(vis(24_000_000_001, 1, 1, nil, 0, now))
+	has(true, "after AddLink")
+}
+
+// testCounters: a store.CounterSource's counters come sorted by name, and
+// none decreases while the store works (a "max_" counter aside: a
+// maximum). Skipped when the store is not a store.CounterSource.
+func testCounters(h *harness) {
+	cs, ok := store.AsCounterSource(h.base)
+	if !ok {
+		h.t.Skip("store does not implement store.CounterSource")
+	}
+	snapshot := func() map[string]int64 {
+		h.t.Helper()
+		m := map[string]int64{}
+		cnt := cs.Counters()
+		for i, c := range cnt {
+			if i > 0 && cnt[i-1].Name >= c.Name {
+				h.t.Fatalf("Counters not sorted by name (or repeated): %q before %q", cnt[i-1].Name, c.Name)
+			}
+			m[c.Name] = c.Value
+		}
+		return m
+	}
+	before := snapshot()
+	const id1 = 25_000_000_001
+	l := vis(id1, 1, 1, []byte("x"), 0, now)
+	h.add(l)
+	h.add(l)
+	h.del(id1, 1, 1, false)
+	h.wantCount(id1, 1, 0)
+	h.reset(1)
+	h.addNode(store.Node{Type: store.DefaultNodeType, Version: 1, Time: 1})
+	after := snapshot()
+	for name, v := range before {
+		if after[name] < v && !strings.HasPrefix(name, "max_") {
+			h.t.Fatalf("counter %s went from %d down to %d", name, v, after[name])
+		}
+	}
 }

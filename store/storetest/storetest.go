@@ -1,8 +1,9 @@
 // Package storetest is the conformance suite of LinkBench stores: Run
 // checks a store.Store against the semantics package store documents
 // (reference §10.1 "Store semantics" and "Node store semantics", with the
-// fixes of reference §11.2), its optional capabilities when it has them,
-// and the exactness of counts under concurrent writes. Package memstore,
+// fixes of reference §11.2), its optional capabilities when it has them
+// (bulk loads, checks, databases, sessions, contents, counters), and the
+// exactness of counts under concurrent writes. Package memstore,
 // the reference store, passes it; every other store must.
 //
 // Every case uses its own id1 range, so a store whose newStore function
@@ -82,6 +83,8 @@ func RunWithOptions(t *testing.T, newStore func(t *testing.T) store.Store, o Run
 		{"NodeBulk", testNodeBulk},
 		{"NodeBinary", testNodeBinary},
 		{"Checker", testChecker},
+		{"Contents", testContents},
+		{"Counters", testCounters},
 		{"Databases", func(h *harness) { testDatabases(h, o.DatabaseNames) }},
 		{"Concurrent", func(h *harness) { testConcurrent(h, o.Goroutines, o.OpsPerGoroutine) }},
 	}

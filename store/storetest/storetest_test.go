@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/linkbench-go/linkbench/store"
@@ -213,6 +214,52 @@ func (s *lostUpdates) CountLinks(ctx context.Context, id1, linkType int64) (int6
 
 // mutants maps a mutant's name to its constructor and the case of the
 // suite that must fail.
+// neverHasData says a store holding a graph holds none (a load would mix
+// two graphs).
+type neverHasData struct{ *memstore.Store }
+
+func (neverHasData) HasData(context.Context) (bool, error) { return false, nil }
+
+// countsDown has a counter that decreases.
+type countsDown struct {
+	*memstore.Store
+	calls atomic.Int64
+}
+
+func (s *countsDown) Counters() []store.Counter {
+	return []store.Counter{{Name: "retries.AddLink", Value: 100 - s.calls.Add(1)}}
+}
+
+// withContents is memstore with a correct HasData and counters that only
+// grow: the suite passes it.
+type withContents struct {
+	*memstore.Store
+	calls atomic.Int64
+}
+
+func (s *withContents) HasData(ctx context.Context) (bool, error) {
+	st, err := s.NodeStats(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, pairs, err := s.CheckCounts(ctx, 1)
+	return st.Count > 0 || pairs > 0, err
+}
+
+func (s *withContents) Counters() []store.Counter {
+	return []store.Counter{{Name: "calls", Value: s.calls.Add(1)}, {Name: "max_retries.AddLink", Value: 5 - s.calls.Load()}}
+}
+
+// TestCapabilityChecksPass: a store with correct contents and counters
+// passes the suite's cases of them.
+func TestCapabilityChecksPass(t *testing.T) {
+	if os.Getenv(mutantEnv) != "" {
+		t.Skip("child process")
+	}
+	storetest.RunWithOptions(t, func(t *testing.T) store.Store { return &withContents{Store: memstore.New()} },
+		storetest.RunOptions{Goroutines: 2, OpsPerGoroutine: 20, DatabaseNames: [2]string{"x", "y"}})
+}
+
 var mutants = map[string]struct {
 	make     func() store.Store
 	wantFail string
@@ -228,6 +275,8 @@ var mutants = map[string]struct {
 	"nodeTypeIgnored":         {func() store.Store { return nodeTypeIgnored{memstore.New()} }, "NodeIDs"},
 	"hideExpunges":            {func() store.Store { return hideExpunges{memstore.New()} }, "Hiding"},
 	"lostUpdates":             {func() store.Store { return &lostUpdates{Store: memstore.New(), counts: map[[2]int64]int64{}} }, "Concurrent"},
+	"neverHasData":            {func() store.Store { return neverHasData{memstore.New()} }, "Contents"},
+	"countsDown":              {func() store.Store { return &countsDown{Store: memstore.New()} }, "Counters"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
