@@ -107,8 +107,11 @@ func (w *workload) header(seed int64, seedKey string) []stats.KV {
 			stats.KV{Key: "access", Value: fmt.Sprintf("read=%s write=%s uncorrelated=%s at %g%%",
 				distName(c.Read), distName(c.Write), distName(c.ReadUncorr), c.ReadUncorrBlend)})
 	}
-	if c.DBCount > 1 {
-		kv = append(kv, stats.KV{Key: "databases", Value: fmt.Sprintf("%s0..%s%d", c.DBPrefix, c.DBPrefix, c.DBCount-1)})
+	switch names := c.DatabaseNames(); {
+	case len(names) > 1:
+		kv = append(kv, stats.KV{Key: "databases", Value: names[0] + ".." + names[len(names)-1]})
+	case c.Store.DBID != "":
+		kv = append(kv, stats.KV{Key: "database", Value: names[0] + " (dbid)"})
 	}
 	if len(c.SourceFiles) > 0 {
 		kv = append(kv, stats.KV{Key: "config files", Value: strings.Join(c.SourceFiles, ", ")})
