@@ -3,7 +3,10 @@
 // which is synced to disk and then renamed over the final name (and the
 // directory synced). A reader, a crash or a full disk never leaves a partial
 // file under the final name; a process killed before Commit leaves at most
-// a temporary file named ".<name>.<random>.tmp" beside it.
+// a temporary file named ".<name>.<random>.tmp" beside it. A symbolic link
+// is followed (its target is replaced, the link stays), and a device or a
+// named pipe (/dev/null, /dev/stdout, a FIFO) is written in place, never
+// replaced.
 package atomicfile
 
 import (
@@ -27,12 +30,30 @@ type File struct {
 	final string
 	err   error // the first write error
 	done  bool
+	// direct: name is not a regular file (a device such as /dev/null, a
+	// named pipe): it is written in place, never replaced.
+	direct bool
 }
 
 // Create starts a file that will be named name (its directory must exist)
-// when committed. Errors: those of creating a file in name's directory.
+// when committed. A symbolic link is followed: its target is the file
+// written (the link stays). A name that exists and is not a regular file
+// (a device such as /dev/null, a named pipe, a socket) is written in place
+// and never replaced. Errors: those of creating a file in the directory
+// (or of opening the special file).
 func Create(name string) (*File, error) {
-	dir, base := filepath.Split(name)
+	target, err := resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f, final: name, direct: true}, nil
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
@@ -40,7 +61,28 @@ func Create(name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, final: name}, nil
+	return &File{f: f, final: target}, nil
+}
+
+// resolve returns the file a name designates: the name itself, or the
+// target of the symbolic links it is (relative targets resolved against
+// the link's directory; a dangling link's target, to be created).
+func resolve(name string) (string, error) {
+	for range 40 {
+		st, err := os.Lstat(name)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return name, nil
+		}
+		t, err := os.Readlink(name)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(name), t)
+		}
+		name = t
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", name)
 }
 
 // Name returns the final name.
@@ -72,6 +114,16 @@ func (f *File) Commit() error {
 		return fmt.Errorf("atomicfile: %s: %w", f.final, fs.ErrClosed)
 	}
 	f.done = true
+	if f.direct {
+		err := f.err
+		if cerr := f.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.final, err)
+		}
+		return nil
+	}
 	tmp := f.f.Name()
 	err := f.err
 	if err == nil {
@@ -102,7 +154,9 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.f.Close()
-	os.Remove(f.f.Name())
+	if !f.direct {
+		os.Remove(f.f.Name())
+	}
 }
 
 // WriteFile writes data to name through a temporary file (Create,
@@ -133,10 +187,25 @@ func syncDir(dir string) {
 // accepts new files (a probe file is created and removed), and name is
 // not a directory. Errors name the path and the reason.
 func CheckWritable(name string) error {
-	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory", name)
+	target, err := resolve(name)
+	if err != nil {
+		return err
 	}
-	dir := filepath.Dir(name)
+	if st, err := os.Stat(target); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory", name)
+	} else if err == nil && !st.Mode().IsRegular() {
+		// A device or a pipe is written in place: it must accept writes.
+		if st.Mode()&os.ModeNamedPipe != 0 {
+			return nil // opening it for a probe would wait for a reader
+		}
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, unwrapPath(err))
+		}
+		f.Close()
+		return nil
+	}
+	dir := filepath.Dir(target)
 	st, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("%s: directory %s: %w", name, dir, unwrapPath(err))

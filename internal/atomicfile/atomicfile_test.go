@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -114,5 +115,67 @@ func TestChecks(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("probes left files: %v", ents)
+	}
+}
+
+// TestSpecialFiles: a device (as /dev/null) and a named pipe are written
+// in place, never replaced by a regular file (as root, -trace /dev/null
+// would have replaced the system's /dev/null); a symbolic link keeps
+// pointing at its target, which gets the new content.
+func TestSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	// A device: /dev/null itself, through a link in dir (the test never
+	// renames anything over /dev/null: the link's target is the device).
+	null := filepath.Join(dir, "null")
+	if err := os.Symlink("/dev/null", null); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(null); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(null, []byte("discarded")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a character device: %v %v", st.Mode(), err)
+	}
+	if fi, _ := os.Lstat(null); fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to /dev/null was replaced")
+	}
+	// A named pipe: written in place, read by another goroutine.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if err := WriteFile(fifo, []byte("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the pipe" {
+		t.Errorf("read %q from the pipe", s)
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced by %v", st.Mode())
+	}
+	// A symbolic link to a regular file: the target gets the content.
+	target := filepath.Join(dir, "sub", "real.csv")
+	os.Mkdir(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(filepath.Join("sub", "real.csv"), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a regular file")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("the link's target holds %q", b)
 	}
 }

@@ -276,3 +276,33 @@ func readOnlyDir(t *testing.T) (string, bool) {
 	t.Cleanup(func() { exec.Command("chattr", "-i", d).Run() })
 	return d, true
 }
+
+// TestOutputToDevice: output paths that are devices (mknod of /dev/null's
+// numbers here) or links are written through, never replaced by regular
+// files: -csvstats /dev/null as root used to replace the system's
+// /dev/null.
+func TestOutputToDevice(t *testing.T) {
+	dir := t.TempDir()
+	null := filepath.Join(dir, "mynull")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+		t.Skip("cannot make a device node here (not root?):", err)
+	}
+	args := append(smallRun, "-D", "maxtime=1", "-csvstats", null, "-csvstream", null+"2", "-trace", filepath.Join(dir, "link.trace"))
+	if err := syscall.Mknod(null+"2", syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(null, filepath.Join(dir, "link.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{null, null + "2"} {
+		if st, err := os.Stat(p); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("%s is no longer a device: %v", p, err)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "link.trace")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the -trace link was replaced: %v", err)
+	}
+}
