@@ -219,6 +219,9 @@ func (p Plan) Check(cfg Config) error {
 // for the loaded graph (a request phase without a load; see
 // Config.AllowEmptyStore): the phases after it do not again.
 //
+// A load into a database that holds a graph already is refused before
+// anything runs (CheckEmpty: *GraphExistsError).
+//
 // It returns the result of every phase that ran, in order (also those
 // that failed), and the error that stopped the run: a phase's, a hook's,
 // or the plan's (Check). A cancelled ctx stops the phase under way
@@ -230,6 +233,11 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 	if plan.ResultsDir != "" {
 		if err := os.MkdirAll(plan.ResultsDir, 0o755); err != nil {
 			return nil, fmt.Errorf("results: %w", err)
+		}
+	}
+	if plan.Load {
+		if err := CheckEmpty(ctx, cfg, st); err != nil {
+			return nil, err
 		}
 	}
 	log := cfg.logger()
@@ -325,4 +333,52 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 		}
 	}
 	return out, nil
+}
+
+// ErrGraphExists is matched (errors.Is) by the *GraphExistsError of
+// CheckEmpty: LinkBench loads into empty tables, and a load over an old
+// graph would leave its links beside the new counts.
+var ErrGraphExists = errors.New("the database already holds a graph")
+
+// GraphExistsError names the database that holds a graph already.
+type GraphExistsError struct {
+	Database string
+}
+
+// Error implements error.
+func (e *GraphExistsError) Error() string {
+	return "database " + e.Database + " already holds a graph: load into a new dbprefix, or drop it first"
+}
+
+// Is reports whether target is ErrGraphExists.
+func (e *GraphExistsError) Is(target error) bool { return target == ErrGraphExists }
+
+// CheckEmpty checks that the databases a load of cfg writes
+// (Config.DatabaseNames, as Load reaches them) hold no graph, through the
+// store's store.Contents; a store without it (an embedded store that
+// starts empty) passes. Run calls it before a load. Errors: a
+// *GraphExistsError; the store's (wrapping store.ErrNoSchema when the
+// tables do not exist).
+func CheckEmpty(ctx context.Context, cfg Config, st store.Store) error {
+	if _, ok := store.AsContents(st); !ok {
+		return nil
+	}
+	stores, names, err := dbStores(ctx, &cfg, st)
+	if err != nil {
+		return err
+	}
+	for i, s := range stores {
+		c, ok := store.AsContents(s)
+		if !ok {
+			return fmt.Errorf("database %s: the store's view of it cannot tell its contents: %w", names[i], errors.ErrUnsupported)
+		}
+		full, err := c.HasData(ctx)
+		if err != nil {
+			return fmt.Errorf("database %s: %w", names[i], err)
+		}
+		if full {
+			return &GraphExistsError{Database: names[i]}
+		}
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/stats/results"
+	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
 
@@ -98,5 +99,36 @@ func TestRun(t *testing.T) {
 		if err := bad.Check(cfg); err == nil {
 			t.Errorf("Check(%+v) accepted", bad)
 		}
+	}
+}
+
+// fullStore is a memory store that says it holds a graph already
+// (store.Contents), as a database server's tables from an earlier load do.
+type fullStore struct{ store.Forward }
+
+func (fullStore) HasData(context.Context) (bool, error) { return true, nil }
+
+func (s fullStore) Capabilities() store.Capability { return s.Forward.Capabilities() | store.CapContents }
+
+// TestRunRefusesFullDatabase: Run refuses a load into a database that
+// holds a graph already, before anything is written (the tool refused it,
+// the library loaded a second graph beside the first; found by the
+// newcomer review); a request-only plan runs.
+func TestRunRefusesFullDatabase(t *testing.T) {
+	cfg := smallConfig(1001)
+	zipfOutDegree(&cfg)
+	ms := memstore.New()
+	st := fullStore{store.Forward{Inner: ms}}
+	_, err := Run(context.Background(), cfg, st, Plan{Load: true, Request: true})
+	var ge *GraphExistsError
+	if !errors.Is(err, ErrGraphExists) || !errors.As(err, &ge) || ge.Database != "linkdb0" {
+		t.Fatalf("Run over a full database: %v, want a GraphExistsError naming linkdb0", err)
+	}
+	if n, err := ms.NodeStats(context.Background()); err != nil || n.Count != 0 {
+		t.Errorf("the refused load wrote %d nodes (%v)", n.Count, err)
+	}
+	cfg.AllowEmptyStore = true
+	if _, err := Run(context.Background(), cfg, st, Plan{Request: true}); err != nil {
+		t.Errorf("a request phase on it: %v", err)
 	}
 }

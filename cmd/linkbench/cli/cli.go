@@ -650,17 +650,16 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	if !o.load {
 		return nil
 	}
-	// LinkBench loads into empty tables: a load over an old graph would
-	// leave its links beside the new counts.
-	db, full, err := st.hasData(ctx, cfg)
-	if err != nil {
-		if missingSchema(err) {
-			err = usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+	// LinkBench loads into empty tables (linkbench.CheckEmpty, which Run
+	// calls too): refused here before anything else is opened.
+	if err := linkbench.CheckEmpty(ctx, *cfg, st.Store); err != nil {
+		switch {
+		case missingSchema(err):
+			return usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
+		case errors.Is(err, linkbench.ErrGraphExists):
+			return usageError{fmt.Errorf("-l: %w", err)}
 		}
 		return err
-	}
-	if full {
-		return usageError{fmt.Errorf("-l: database %s already holds a graph: load into a new dbprefix, or drop it first", db)}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -150,14 +149,6 @@ func (s *openedStore) checkCapabilities(o *options) error {
 	return nil
 }
 
-// database returns the store serving database name of the run: s itself
-// when s serves one database (without store.Databases).
-func (s *openedStore) database(ctx context.Context, name string) (store.Store, error) {
-	if dbs, ok := store.AsDatabases(s.Store); ok {
-		return dbs.Database(ctx, name)
-	}
-	return s.Store, nil
-}
 
 // createSchema creates the databases and tables (if missing) of every
 // database of the run (Config.DatabaseNames), when the store creates its
@@ -189,30 +180,6 @@ func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.C
 	return nil
 }
 
-// hasData reports whether a database of the run already holds a graph,
-// and which, for a store whose data outlives a run (store.Contents; the
-// embedded stores start empty). A missing schema is an error wrapping
-// store.ErrNoSchema.
-func (s *openedStore) hasData(ctx context.Context, cfg *linkbench.Config) (string, bool, error) {
-	if _, ok := store.AsContents(s.Store); !ok {
-		return "", false, nil
-	}
-	for _, db := range cfg.DatabaseNames() {
-		v, err := s.database(ctx, db)
-		if err != nil {
-			return "", false, err
-		}
-		c, ok := store.AsContents(v)
-		if !ok {
-			return "", false, fmt.Errorf("database %s: the %s store's view of it cannot tell its contents: %w", db, s.name, errors.ErrUnsupported)
-		}
-		full, err := c.HasData(ctx)
-		if err != nil || full {
-			return db, full, err
-		}
-	}
-	return "", false, nil
-}
 
 // isServerStore reports whether name (or an alias of it) is a built-in
 // store on a database server (see builtin.server).
