@@ -108,7 +108,9 @@ type fullStore struct{ store.Forward }
 
 func (fullStore) HasData(context.Context) (bool, error) { return true, nil }
 
-func (s fullStore) Capabilities() store.Capability { return s.Forward.Capabilities() | store.CapContents }
+func (s fullStore) Capabilities() store.Capability {
+	return s.Forward.Capabilities() | store.CapContents
+}
 
 // TestRunRefusesFullDatabase: Run refuses a load into a database that
 // holds a graph already, before anything is written (the tool refused it,

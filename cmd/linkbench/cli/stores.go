@@ -149,7 +149,6 @@ func (s *openedStore) checkCapabilities(o *options) error {
 	return nil
 }
 
-
 // createSchema creates the databases and tables (if missing) of every
 // database of the run (Config.DatabaseNames), when the store creates its
 // schema (store.SchemaCreator).
@@ -179,7 +178,6 @@ func (s *openedStore) createSecondaryIndex(ctx context.Context, cfg *linkbench.C
 	}
 	return nil
 }
-
 
 // isServerStore reports whether name (or an alias of it) is a built-in
 // store on a database server (see builtin.server).
