@@ -61,6 +61,11 @@ type Plan struct {
 	// Header lines go first in every phase's report header (the store's
 	// description, the client's settings); the label and the tag follow.
 	Header []stats.KV
+	// GraphChecked says the caller checked that the graph is loaded
+	// (CheckLoaded, with its own time bound): the request phases do not
+	// check it again (as Config.AllowEmptyStore, which the result files
+	// record as the user set it).
+	GraphChecked bool
 	// Hooks are called around the phases; a nil hook is skipped.
 	Hooks Hooks
 }
@@ -257,7 +262,7 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 		storeName = "unknown"
 	}
 	var out []PhaseResult
-	loaded := false
+	loaded := plan.GraphChecked
 	for _, ph := range plan.Phases(cfg) {
 		if ic, ok := store.AsIdleCloser(st); ok {
 			// The workers open sessions of their own: the connections the

@@ -809,11 +809,11 @@ func (r *runner) runPhases(ctx context.Context) (int, bool) {
 		return 0, false
 	}
 	cfg := *r.cfg
+	plan := r.plan()
 	// preflight checked that the graph is there (or the load puts its
 	// nodes there and verifies them): Request need not count the nodes
 	// again, which takes seconds on a large SQL table.
-	cfg.AllowEmptyStore = true
-	plan := r.plan()
+	plan.GraphChecked = true
 	plan.Hooks.AfterPhase = func(_ context.Context, res linkbench.PhaseResult) error {
 		if res.Report != nil {
 			if err := r.writeReport(res.Report); err != nil {

@@ -240,6 +240,9 @@ func TestPerSecondIntervals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if v := f.Config["allow_empty_store"]; v == "true" {
+		t.Errorf("the result file records allow_empty_store = %s, which the user never set", v)
+	}
 	if n := len(f.Intervals); n < 3 || n > 5 {
 		t.Fatalf("%d intervals in a 4-second phase, want one per second", n)
 	}
