@@ -970,3 +970,16 @@ func TestQuantileMisuseIsLoud(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryP99Rounds: the SUMMARY line's p99s are rounded to the
+// microsecond as the tables round them (6430.7 us printed 6.430 beside the
+// table's 6.431: truncated).
+func TestSummaryP99Rounds(t *testing.T) {
+	r := &Report{Phase: PhaseRequest, Request: &RequestTotals{Requests: 1}, Elapsed: time.Second,
+		Ops: []OpReport{{Op: UpdateNode, Successes: 1, Latency: Summary{Count: 1, P99: 6430.7}},
+			{Op: GetNode, Successes: 1, Latency: Summary{Count: 1, P99: 999.4}}}}
+	line := r.SummaryLine()
+	if !strings.Contains(line, " un=6.431 ") || !strings.Contains(line, " gn=0.999 ") {
+		t.Errorf("SUMMARY %q, want un=6.431 gn=0.999", line)
+	}
+}

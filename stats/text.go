@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -256,7 +257,9 @@ func (r *Report) p99ms(op Op) string {
 	if !ok || o.Latency.Count == 0 {
 		return "-"
 	}
-	us := int64(o.Latency.P99)
+	// Rounded to the microsecond, as the tables round it (it was
+	// truncated: 6.430 beside the table's 6.431 for 6430.7 us).
+	us := int64(math.Round(float64(o.Latency.P99)))
 	return strconv.FormatInt(us/1000, 10) + "." + fmt.Sprintf("%03d", us%1000)
 }
 
