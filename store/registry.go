@@ -112,9 +112,9 @@ func Drivers() []string {
 
 // Open opens the store registered as name (see Lookup for the names it
 // takes) with the DSN and options, and returns the Opener's error as is.
-// The caller owns the store: close it
-// with Close. An unknown name is an error that lists the stores
-// registered.
+// The caller owns the store: close it with store.Close(s) (Store itself
+// has no Close method; the concrete store's Close is called). An unknown
+// name is an error that lists the stores registered.
 func Open(ctx context.Context, name, dsn string, opts ...OpenOption) (Store, error) {
 	reg, ok := Lookup(name)
 	if !ok {

@@ -2,7 +2,7 @@
 // benchmark phase (a load, or one request step of a run), holding what a
 // database engineer publishes about it — the configuration, the server,
 // per-operation counts and latency percentiles, the host's metrics over the
-// measured window and per progress interval, and the derived columns of the
+// measured window and per interval (one second long), and the derived columns of the
 // load and query tables (ips, r/i, rkb/i, wkb/i, Mcpu/i, ...).
 //
 // Every measurement that may be unavailable is a pointer: nil means it was
@@ -84,7 +84,7 @@ type File struct {
 	// Host is the host metrics over the measured window; nil when none
 	// were sampled.
 	Host *Host `json:"host,omitempty"`
-	// Intervals are the progress intervals of the phase, in order.
+	// Intervals are the phase's intervals (one second each, linkbench.Config.OnInterval), in order.
 	Intervals []Interval `json:"intervals,omitempty"`
 	// Derived holds the tables' columns, computed by Derive.
 	Derived Derived `json:"derived"`
@@ -118,7 +118,7 @@ type Op struct {
 	Sizes   *stats.Summary `json:"sizes,omitempty"`
 	// HDRLog is the file name, relative to the result file's directory, of
 	// the op's HDR interval log (hdrhistogram-go's HistogramLogWriter
-	// format, one histogram per progress interval, values in units of
+	// format, one histogram per interval, values in units of
 	// File.HDRUnit; rows for a size op); empty when none was written.
 	HDRLog string `json:"hdr_log,omitempty"`
 }
@@ -209,7 +209,7 @@ type Host struct {
 	Summary Metrics `json:"summary"`
 }
 
-// Interval is one progress interval of a phase.
+// Interval is one interval of a phase (one second, the last one possibly longer).
 type Interval struct {
 	// T is the interval's end in seconds since File.Start; Seconds its
 	// length.
