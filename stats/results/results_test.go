@@ -283,3 +283,20 @@ func TestRender(t *testing.T) {
 		t.Error("format xml: no error")
 	}
 }
+
+// TestTableMarksIncompletePhases: a row of an interrupted phase says so
+// beside its label (compare printed it as if it were complete; found by
+// the newcomer review).
+func TestTableMarksIncompletePhases(t *testing.T) {
+	files := []File{{Phase: stats.PhaseRequest, Label: "x", Tag: "L1.P4"},
+		{Phase: stats.PhaseRequest, Label: "x", Tag: "L2.P4", Status: stats.Interrupted}}
+	_, q := Tables(files)
+	var b strings.Builder
+	if err := q.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || strings.Contains(lines[2], "[") || !strings.HasSuffix(lines[3], "x [INTERRUPTED]") {
+		t.Errorf("query table:\n%s", b.String())
+	}
+}

@@ -29,6 +29,10 @@ type Row struct {
 	Values []*float64
 	Tag    string
 	Label  string
+	// Status is the phase's (stats.Completed for a complete one): a row
+	// of an interrupted, failed or overrun phase prints it beside its
+	// label.
+	Status stats.Status
 }
 
 // Table is the load or the query table.
@@ -94,7 +98,7 @@ func Tables(files []File) (load, query Table) {
 		if f.Phase == stats.PhaseRequest {
 			t = &query
 		}
-		r := Row{Tag: f.Tag, Label: f.Label}
+		r := Row{Tag: f.Tag, Label: f.Label, Status: f.Status}
 		for _, c := range t.Columns {
 			r.Values = append(r.Values, c.Value(f.Derived))
 		}
@@ -113,7 +117,8 @@ func (t Table) Header() []string {
 }
 
 // Cells returns row r as text: each value with its column's decimals,
-// "-" for a missing one, then the tag and the label ("-" when empty).
+// "-" for a missing one, then the tag and the label ("-" when empty),
+// the label followed by " [STATUS]" for a phase that did not complete.
 func (t Table) Cells(r Row) []string {
 	out := make([]string, 0, len(t.Columns)+2)
 	for i, c := range t.Columns {
@@ -123,7 +128,11 @@ func (t Table) Cells(r Row) []string {
 		}
 		out = append(out, c.Format(v))
 	}
-	return append(out, dash(r.Tag), dash(r.Label))
+	label := dash(r.Label)
+	if r.Status != stats.Completed {
+		label += " [" + string(r.Status) + "]" // not a complete phase: say so beside its figures
+	}
+	return append(out, dash(r.Tag), label)
 }
 
 // FormatValue prints v with dec decimals, "-" when it is nil, NaN or
