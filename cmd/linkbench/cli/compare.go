@@ -120,7 +120,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 
 // baselineRow returns the index of t's baseline row: sel is a row number
 // (1-based), a row's name as the ratio rows print it (label.tag, e.g.
-// innodb.L2.P16), or a label that only one row has.
+// innodb.L2.P16), or a label that only one row has; label.tag also names,
+// in a table whose row of that label has no tag (the load table), that
+// row.
 func baselineRow(t results.Table, sel string) (int, error) {
 	if n, err := strconv.Atoi(sel); err == nil {
 		if n < 1 || n > len(t.Rows) {
@@ -138,6 +140,15 @@ func baselineRow(t results.Table, sel string) (int, error) {
 			byLabel = append(byLabel, i)
 		}
 		names = append(names, strconv.Quote(rowName(r)))
+	}
+	if len(byLabel) == 0 {
+		// label.tag names a request step; the load table's row of that
+		// label has no tag: it is that label's baseline there.
+		for i, r := range t.Rows {
+			if r.Tag == "" && r.Label != "" && strings.HasPrefix(sel, r.Label+".") {
+				byLabel = append(byLabel, i)
+			}
+		}
 	}
 	switch len(byLabel) {
 	case 1:

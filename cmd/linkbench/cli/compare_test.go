@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -490,6 +491,37 @@ func TestCompareBaselineSteps(t *testing.T) {
 	}
 	if got := cell(t, ratio, 1, "tps"); got != "0.50" {
 		t.Errorf("x.L1.P4/x.L2.P4 tps ratio %q, want 0.50", got)
+	}
+	// With the loads' files too: label.tag names the load table's row of
+	// that label (it has no tag), so both tables get ratio rows (it
+	// exited 2: no row of the load table had that label or name).
+	for _, l := range []struct {
+		label string
+		ips   float64
+	}{{"x", 100}, {"y", 50}} {
+		f := &results.File{Label: l.label, Phase: stats.PhaseLoad, Store: "memory", Start: start,
+			End: start.Add(10 * time.Second), Seconds: 10, Rows: int64(l.ips * 10)}
+		f.Derive()
+		p := filepath.Join(dir, l.label+".load.json")
+		if err := results.Write(p, f); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	code, out, errs = runCLI(t, append([]string{"compare", "-format", "csv", "-baseline", "x.L2.P4"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("-baseline x.L2.P4 with the loads: exit %d: %s", code, errs)
+	}
+	found := false
+	for _, b := range csvBlocks(t, out) {
+		for i := range b {
+			if i > 0 && slices.Contains(b[i], "y/x") && slices.Contains(b[0], "ips") {
+				found = cell(t, b, i, "ips") == "0.50" // 50/100
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no load ratio row y/x with ips 0.50:\n%s", out)
 	}
 }
 

@@ -296,8 +296,8 @@ func checkConnections(ctx context.Context, o *options, cfg *linkbench.Config, l 
 		}
 		return located(cfg, p.key, value, fmt.Sprintf(
 			"the %s needs %d connections to the %s server (%d per worker and database: %d workers, %d databases), "+
-				"and it accepts %d more (%s = %d, %d connected): lower %s, or raise the server's max_connections",
-			p.what, need, k.Server, k.PerSession, p.workers, cfg.DBCount, max(free, 0), k.LimitName, limit, connected, p.key))
+				"and it accepts %d more (%s = %d, %d connected): lower %s, or raise the server's %s",
+			p.what, need, k.Server, k.PerSession, p.workers, cfg.DBCount, max(free, 0), k.LimitName, limit, connected, p.key, raiseWhat(k.LimitName)))
 	}
 	return nil
 }
@@ -311,4 +311,17 @@ func describe(s string) string {
 		}
 	}
 	return strconv.Quote(s)
+}
+
+// raiseWhat is the server setting to raise for a connection limit named
+// limitName ("max_connections - superuser_reserved_connections": its
+// first term).
+func raiseWhat(limitName string) string {
+	if name, _, ok := strings.Cut(limitName, " "); ok {
+		return name
+	}
+	if limitName == "" {
+		return "connection limit"
+	}
+	return limitName
 }
