@@ -70,7 +70,7 @@ func checkLoaded(ctx context.Context, cfg *Config, stores []store.Store, names [
 		}
 		ns, err := ch.NodeStats(ctx)
 		if err != nil {
-			return fmt.Errorf("request phase: nodes of database %s: %w", names[i], err)
+			return fmt.Errorf("nodes of database %s: %w", names[i], err)
 		}
 		if ns.Count > 0 && ns.MaxID >= cfg.StartID1 && ns.MinID < cfg.MaxID1 {
 			continue
