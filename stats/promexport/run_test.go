@@ -20,6 +20,7 @@ import (
 	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/memstore"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -220,17 +221,22 @@ func classicQuantile(h *dto.Histogram, q float64) (v, lo, hi float64) {
 // (with a retry loop and injected failures), scraped every 100 ms over
 // HTTP while they run. The request counters grow while the phases run and
 // never decrease; at the end every phase's counts and histograms equal its
-// report's, and the p50, p99 and p99.9 computed from the scraped native
-// and classic buckets agree with the report's within their buckets.
+// report's, the p50, p99 and p99.9 computed from the scraped native and
+// classic buckets agree with the report's within their buckets, and every
+// metric the Grafana dashboard (deploy/grafana/linkbench.json) queries is
+// in the scrape.
 func TestScrapeDuringRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a few seconds: skipped with -short")
 	}
+	// The registry of the tool's -metrics-addr: the exporter's metrics
+	// and the process's.
 	reg := prometheus.NewPedanticRegistry()
 	exp, err := promexport.New(reg, promexport.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
 	defer srv.Close()
 
@@ -394,6 +400,8 @@ func TestScrapeDuringRun(t *testing.T) {
 	if got := sum(fams, "linkbench_load_rows_total", map[string]string{"phase": "load"}); got != float64(load.Nodes+load.Links+load.Counts) {
 		t.Errorf("load_rows_total = %g, want %d", got, load.Nodes+load.Links+load.Counts)
 	}
+	// Every metric the Grafana dashboard queries is in the scrape.
+	checkDashboard(t, fams)
 	names := make([]string, 0, len(fams))
 	for n := range fams {
 		names = append(names, n)
