@@ -20,45 +20,123 @@ type hist struct {
 	count   uint64
 	sum     float64
 	classic []uint64 // len(bounds)+1
-	native  map[int]int64
+	native  dense
 	zero    uint64
 }
 
-// add adds the values of all minus those of minus (an hdr histogram of
-// the same geometry holding a subset of all's values, or nil), each in
-// unit, to h: a value is that of the middle of its hdr bucket (about 1 %
-// wide at stats.IntervalSigFigs).
-func (h *hist) add(all, minus *hdr.Histogram, unit time.Duration, bounds []float64, schema int32) {
-	if all == nil || all.TotalCount() == 0 {
+// dense holds counts by native bucket index, from lo on.
+type dense struct {
+	lo int
+	c  []int64
+}
+
+// cover makes d hold the indexes lo..hi.
+func (d *dense) cover(lo, hi int) {
+	if len(d.c) == 0 {
+		d.lo, d.c = lo, make([]int64, hi-lo+1)
 		return
 	}
-	if h.classic == nil {
-		h.classic = make([]uint64, len(bounds)+1)
-		h.native = map[int]int64{}
+	if lo < d.lo {
+		d.c = append(make([]int64, d.lo-lo, d.lo-lo+len(d.c)), d.c...)
+		d.lo = lo
 	}
-	var sub []hdr.Bar
-	if minus != nil && minus.TotalCount() > 0 {
-		sub = minus.Distribution()
+	if n := hi - d.lo + 1; n > len(d.c) {
+		d.c = append(d.c, make([]int64, n-len(d.c))...)
 	}
-	perUnit := unit.Seconds()
+}
+
+// nonZero returns the indexes and counts of d's non-empty buckets, in
+// index order.
+func (d *dense) nonZero() (keys []int, counts []int64) {
+	for i, c := range d.c {
+		if c != 0 {
+			keys = append(keys, d.lo+i)
+			counts = append(counts, c)
+		}
+	}
+	return keys, counts
+}
+
+// clone returns a copy of h that shares nothing with it.
+func (h *hist) clone() hist {
+	c := *h
+	c.classic = slices.Clone(h.classic)
+	c.native.c = slices.Clone(h.native.c)
+	return c
+}
+
+// bucketTable maps the counts of an hdr histogram geometry (its Export's
+// Counts, index by index) to the exporter's buckets: each index's value is
+// the middle of its hdr bucket (about 1 % wide at stats.IntervalSigFigs),
+// in seconds.
+type bucketTable struct {
+	mid            []float64
+	native         []int // native bucket index at the finest schema (unused when zero)
+	classic        []int // classic bucket index
+	zero           []bool
+	minKey, maxKey int // the range of native
+}
+
+// geometry identifies an hdr histogram geometry and its unit.
+type geometry struct {
+	highest, sigFigs int64
+	unit             time.Duration
+}
+
+// newBucketTable returns the table of g for the classic bounds and the
+// native schema.
+func newBucketTable(g geometry, bounds []float64, schema int32) *bucketTable {
+	h := hdr.New(1, g.highest, int(g.sigFigs))
+	_ = h.RecordValue(g.highest) // so that Distribution covers every index
+	bars := h.Distribution()
+	t := &bucketTable{mid: make([]float64, len(bars)), native: make([]int, len(bars)),
+		classic: make([]int, len(bars)), zero: make([]bool, len(bars)), minKey: math.MaxInt, maxKey: math.MinInt}
+	perUnit := g.unit.Seconds()
 	scale := math.Ldexp(1, int(schema))
-	for i, b := range all.Distribution() {
-		c := b.Count
-		if i < len(sub) {
-			c -= sub[i].Count
+	for i, b := range bars {
+		v := float64(b.From+b.To) / 2 * perUnit
+		t.mid[i] = v
+		t.classic[i] = sort.SearchFloat64s(bounds, v)
+		if v <= prometheus.DefNativeHistogramZeroThreshold {
+			t.zero[i] = true
+			continue
+		}
+		k := nativeKey(v, scale)
+		t.native[i] = k
+		t.minKey, t.maxKey = min(t.minKey, k), max(t.maxKey, k)
+	}
+	return t
+}
+
+// add adds to h the counts all minus the counts minus (index by index;
+// minus may be nil), of the table's geometry.
+func (h *hist) add(all, minus []int64, t *bucketTable, nBounds int) {
+	if h.classic == nil {
+		h.classic = make([]uint64, nBounds+1)
+	}
+	if t.minKey <= t.maxKey {
+		h.native.cover(t.minKey, t.maxKey)
+	}
+	last := len(t.mid) - 1
+	for i, c := range all {
+		if c == 0 {
+			continue
+		}
+		if i < len(minus) {
+			c -= minus[i]
 		}
 		if c <= 0 {
 			continue
 		}
-		v := float64(b.From+b.To) / 2 * perUnit
+		j := min(i, last) // no value lies above the highest's index
 		h.count += uint64(c)
-		h.sum += float64(c) * v
-		h.classic[sort.SearchFloat64s(bounds, v)] += uint64(c)
-		if v <= prometheus.DefNativeHistogramZeroThreshold {
+		h.sum += float64(c) * t.mid[j]
+		h.classic[t.classic[j]] += uint64(c)
+		if t.zero[j] {
 			h.zero += uint64(c)
 			continue
 		}
-		h.native[nativeKey(v, scale)] += c
+		h.native.c[t.native[j]-h.native.lo] += c
 	}
 }
 
@@ -73,14 +151,21 @@ func nativeKey(v, scale float64) int {
 	return int(math.Ceil((float64(exp-1) + math.Log2(2*frac)) * scale))
 }
 
-// downscale returns the buckets of m one schema lower (two buckets into
-// one: index i becomes ceil(i/2)).
-func downscale(m map[int]int64) map[int]int64 {
-	out := make(map[int]int64, len(m)/2+1)
-	for k, c := range m {
-		out[(k+1)>>1] += c // an arithmetic shift: ceil(k/2) for negative k too
+// downscale returns the buckets one schema lower (two buckets into one:
+// index k becomes ceil(k/2)), keys in order.
+func downscale(keys []int, counts []int64) ([]int, []int64) {
+	var k2 []int
+	var c2 []int64
+	for i, k := range keys {
+		k = (k + 1) >> 1 // an arithmetic shift: ceil(k/2) for negative k too
+		if n := len(k2); n > 0 && k2[n-1] == k {
+			c2[n-1] += counts[i]
+			continue
+		}
+		k2 = append(k2, k)
+		c2 = append(c2, counts[i])
 	}
-	return out
+	return k2, c2
 }
 
 // histMetric is a histogram sample with classic and native buckets, as
@@ -107,15 +192,15 @@ func newHistMetric(desc *prometheus.Desc, h *hist, bounds []float64, schema int3
 		}
 		d.Bucket = append(d.Bucket, &dto.Bucket{UpperBound: new(ub), CumulativeCount: new(cum)})
 	}
-	native := h.native
-	for len(native) > maxBuckets && schema > minSchema {
-		native = downscale(native)
+	keys, counts := h.native.nonZero()
+	for len(keys) > maxBuckets && schema > minSchema {
+		keys, counts = downscale(keys, counts)
 		schema--
 	}
 	d.Schema = new(schema)
 	d.ZeroThreshold = new(prometheus.DefNativeHistogramZeroThreshold)
 	d.ZeroCount = new(h.zero)
-	d.PositiveSpan, d.PositiveDelta = spans(native)
+	d.PositiveSpan, d.PositiveDelta = spans(keys, counts)
 	if len(d.PositiveSpan) == 0 {
 		// A native histogram with no bucket yet still says it is one
 		// (as client_golang's do).
@@ -138,15 +223,7 @@ func (m *histMetric) Write(out *dto.Metric) error {
 // of consecutive indexes (gaps of one or two empty buckets are filled
 // with zeros, as client_golang does), each count as the difference from
 // the previous one.
-func spans(m map[int]int64) ([]*dto.BucketSpan, []int64) {
-	if len(m) == 0 {
-		return nil, nil
-	}
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+func spans(keys []int, counts []int64) ([]*dto.BucketSpan, []int64) {
 	var (
 		out    []*dto.BucketSpan
 		deltas []int64
@@ -167,7 +244,7 @@ func spans(m map[int]int64) ([]*dto.BucketSpan, []int64) {
 				push(0)
 			}
 		}
-		push(m[k])
+		push(counts[n])
 		next = k + 1
 	}
 	return out, deltas

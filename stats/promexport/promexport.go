@@ -38,8 +38,12 @@
 //	run_info{label,store}                       1: the run's label and store
 //
 // The latency histograms come from the intervals' HDR histograms
-// (stats.IntervalSigFigs significant digits, about 1 %): each value
-// counts as the middle of its HDR bucket. Native buckets (exposed to a
+// (stats.IntervalSigFigs significant digits, about 1 %): while a phase
+// runs, the exporter adds up each operation's interval counts (two arrays
+// of about 36 KB per operation with the default histogram range) and a
+// scrape converts them into buckets when they changed, each value
+// counting as the middle of its HDR bucket; an ended phase keeps its
+// buckets only. Native buckets (exposed to a
 // scraper that asks for the protobuf format, as Prometheus does with
 // native histograms enabled) grow by a factor of 2^(2^-schema), 1.09 by
 // default; classic buckets (Options.Buckets) serve the older servers.
@@ -57,6 +61,7 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/stats/results"
@@ -117,6 +122,7 @@ type Exporter struct {
 	descs      descs
 
 	mu       sync.Mutex
+	tables   map[geometry]*bucketTable
 	phases   []*phaseSeries // in order of creation
 	current  *phaseSeries   // the phase BeforePhase started, until it ends
 	counters store.CounterSource
@@ -170,10 +176,22 @@ type phaseSeries struct {
 
 // opSeries is one operation's series in a phase.
 type opSeries struct {
-	created                   time.Time
-	calls, misses, abandoned  int64
-	errors                    map[string]int64
+	created                  time.Time
+	calls, misses, abandoned int64
+	errors                   map[string]int64
+	// While the phase runs, all and errs add up its intervals' histogram
+	// counts (every outcome, and the errors; hdr histogram counts of
+	// geometry geom, index by index), once per interval; a scrape converts
+	// them (when they changed since the last one) into lat and errLat on
+	// top of base and baseErr, what earlier runs with the same labels
+	// left. When the phase ends they are converted for good and dropped:
+	// an ended phase keeps its buckets only.
+	all, errs                 []int64
+	geom                      geometry
+	base, baseErr             hist
 	lat, errLat               hist
+	dirty                     bool
+	latM, errM                *histMetric // the samples of lat and errLat (nil: to build)
 	latCreated, errLatCreated time.Time
 }
 
@@ -312,9 +330,70 @@ func (e *Exporter) AfterPhase(_ context.Context, _ linkbench.PhaseResult) error 
 	defer e.mu.Unlock()
 	if s := e.current; s != nil {
 		s.running, s.inFlight, s.oldest = false, 0, 0
+		e.finish(s)
 		e.current = nil
 	}
 	return nil
+}
+
+// finish converts an ended phase's histograms for good and drops its hdr
+// histograms (e.mu held).
+func (e *Exporter) finish(s *phaseSeries) {
+	for _, os := range s.ops {
+		if os == nil || os.all == nil && os.errs == nil {
+			continue
+		}
+		e.refresh(os)
+		os.base, os.baseErr = os.lat.clone(), os.errLat.clone()
+		os.all, os.errs = nil, nil
+	}
+}
+
+// refresh converts os's hdr histograms into its buckets when they changed
+// (e.mu held).
+func (e *Exporter) refresh(os *opSeries) {
+	if !os.dirty {
+		return
+	}
+	os.dirty = false
+	os.latM, os.errM = nil, nil
+	t := e.tables[os.geom]
+	if t == nil {
+		if e.tables == nil {
+			e.tables = map[geometry]*bucketTable{}
+		}
+		t = newBucketTable(os.geom, e.bounds, e.schema)
+		e.tables[os.geom] = t
+	}
+	os.lat = os.base.clone()
+	if os.all != nil {
+		os.lat.add(os.all, os.errs, t, len(e.bounds))
+	}
+	os.errLat = os.baseErr.clone()
+	if os.errs != nil {
+		os.errLat.add(os.errs, nil, t, len(e.bounds))
+	}
+}
+
+// merge adds the counts of the interval histogram h to *dst (its counts
+// when nil); it reports whether it changed it.
+func merge(dst *[]int64, h *hdr.Histogram) bool {
+	if h == nil || h.TotalCount() == 0 {
+		return false
+	}
+	c := h.Export().Counts // a copy
+	switch {
+	case *dst == nil:
+		*dst = c
+	case len(c) != len(*dst):
+		return false // another geometry: never within a phase (OnInterval finishes first)
+	default:
+		d := *dst
+		for i, n := range c {
+			d[i] += n
+		}
+	}
+	return true
 }
 
 // OnInterval adds an interval of a running phase (a Config.OnInterval
@@ -365,18 +444,24 @@ func (e *Exporter) OnInterval(p linkbench.Progress) {
 			}
 			os.errors[c.Name] += c.Value
 		}
-		if o.Count > o.Errors {
-			if os.latCreated.IsZero() {
-				os.latCreated = now
-			}
-			os.lat.add(o.Hist, o.ErrHist, o.Unit(), e.bounds, e.schema)
+		if o.Count > o.Errors && os.latCreated.IsZero() {
+			os.latCreated = now
 		}
-		if o.ErrHist != nil && o.ErrHist.TotalCount() > 0 {
-			if os.errLatCreated.IsZero() {
-				os.errLatCreated = now
-			}
-			os.errLat.add(o.ErrHist, nil, o.Unit(), e.bounds, e.schema)
+		if o.Errors > 0 && os.errLatCreated.IsZero() {
+			os.errLatCreated = now
 		}
+		if o.Hist != nil {
+			g := geometry{o.Hist.HighestTrackableValue(), o.Hist.SignificantFigures(), o.Unit()}
+			if (os.all != nil || os.errs != nil) && g != os.geom {
+				e.finish(s) // another geometry (not within one phase): the buckets so far become the base
+			}
+			os.geom = g
+		}
+		a, b := merge(&os.all, o.Hist), merge(&os.errs, o.ErrHist)
+		os.dirty = os.dirty || a || b
+	}
+	if p.Final {
+		e.finish(s)
 	}
 }
 
@@ -430,11 +515,18 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			for _, c := range classes {
 				counter(d.errs, os.errors[c], os.created, append(slices.Clone(ol), c)...)
 			}
+			e.refresh(os)
 			if !os.latCreated.IsZero() {
-				ch <- newHistMetric(d.lat, &os.lat, e.bounds, e.schema, e.maxBuckets, os.latCreated, ol...)
+				if os.latM == nil {
+					os.latM = newHistMetric(d.lat, &os.lat, e.bounds, e.schema, e.maxBuckets, os.latCreated, ol...)
+				}
+				ch <- os.latM
 			}
 			if !os.errLatCreated.IsZero() {
-				ch <- newHistMetric(d.errLat, &os.errLat, e.bounds, e.schema, e.maxBuckets, os.errLatCreated, ol...)
+				if os.errM == nil {
+					os.errM = newHistMetric(d.errLat, &os.errLat, e.bounds, e.schema, e.maxBuckets, os.errLatCreated, ol...)
+				}
+				ch <- os.errM
 			}
 		}
 	}

@@ -234,3 +234,34 @@ func TestLint(t *testing.T) {
 		t.Errorf("phase_running %g after the phase, want 0", v)
 	}
 }
+
+// TestNeverResets: a phase whose labels come again (a second run in the
+// same process, with the same exporter) adds to its series: the counters
+// and histograms go on from where the first run left them.
+func TestNeverResets(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	exp, err := promexport.New(reg, promexport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond,
+		5 * time.Millisecond, 6 * time.Millisecond, 7 * time.Millisecond, 8 * time.Millisecond, 9 * time.Millisecond, 10 * time.Millisecond}
+	for run := 1; run <= 2; run++ {
+		exp.OnInterval(linkbench.Progress{Phase: stats.PhaseRequest, Interval: interval(t, lat)})
+		h := gatherOne(t, reg, "linkbench_latency_seconds").GetHistogram()
+		if want := uint64(9*run - 9); h.GetSampleCount() < want {
+			t.Errorf("run %d, running: latency count %d, below the %d of the runs before", run, h.GetSampleCount(), want)
+		}
+		exp.OnInterval(linkbench.Progress{Phase: stats.PhaseRequest, Interval: interval(t, lat), Final: true})
+		h = gatherOne(t, reg, "linkbench_latency_seconds").GetHistogram()
+		if h.GetSampleCount() != uint64(18*run) || math.Abs(h.GetSampleSum()-float64(run)*2*0.045) > 0.002*float64(run) {
+			t.Errorf("run %d: latency count %d sum %g, want %d and about %g", run, h.GetSampleCount(), h.GetSampleSum(), 18*run, float64(run)*0.09)
+		}
+		if v := testutil.ToFloat64(onlyCollector{exp, "linkbench_calls_total"}); v != float64(20*run) {
+			t.Errorf("run %d: calls_total %g, want %d", run, v, 20*run)
+		}
+		if e := gatherOne(t, reg, "linkbench_error_latency_seconds").GetHistogram(); e.GetSampleCount() != uint64(2*run) {
+			t.Errorf("run %d: error latency count %d, want %d", run, e.GetSampleCount(), 2*run)
+		}
+	}
+}
