@@ -336,8 +336,8 @@ func (e *Exporter) AfterPhase(_ context.Context, _ linkbench.PhaseResult) error 
 	return nil
 }
 
-// finish converts an ended phase's histograms for good and drops its hdr
-// histograms (e.mu held).
+// finish converts an ended phase's counts into buckets for good and drops
+// the counts (e.mu held).
 func (e *Exporter) finish(s *phaseSeries) {
 	for _, os := range s.ops {
 		if os == nil || os.all == nil && os.errs == nil {
@@ -349,8 +349,8 @@ func (e *Exporter) finish(s *phaseSeries) {
 	}
 }
 
-// refresh converts os's hdr histograms into its buckets when they changed
-// (e.mu held).
+// refresh converts os's counts into its buckets when they changed since
+// the last time (e.mu held).
 func (e *Exporter) refresh(os *opSeries) {
 	if !os.dirty {
 		return
