@@ -2,6 +2,7 @@ package promexport_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -263,5 +264,57 @@ func TestNeverResets(t *testing.T) {
 		if e := gatherOne(t, reg, "linkbench_error_latency_seconds").GetHistogram(); e.GetSampleCount() != uint64(2*run) {
 			t.Errorf("run %d: error latency count %d, want %d", run, e.GetSampleCount(), 2*run)
 		}
+	}
+}
+
+// TestConcurrentScrape: scrapes while intervals come and phases start and
+// end (run it under -race): every scrape is consistent, the calls never
+// go down.
+func TestConcurrentScrape(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	exp, err := promexport.New(reg, promexport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := interval(t, []time.Duration{time.Microsecond, time.Millisecond, 10 * time.Millisecond, time.Second,
+		2 * time.Microsecond, 3 * time.Microsecond, 4 * time.Microsecond, 5 * time.Microsecond, 6 * time.Microsecond, 7 * time.Microsecond})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := context.Background()
+		for step := 1; step <= 20; step++ {
+			_ = exp.BeforePhase(ctx, linkbench.PhaseSpec{Phase: stats.PhaseRequest, Step: step, Tag: fmt.Sprintf("L%d", step)})
+			for i := range 5 {
+				exp.OnInterval(linkbench.Progress{Phase: stats.PhaseRequest, Interval: iv, Final: i == 4})
+			}
+			_ = exp.AfterPhase(ctx, linkbench.PhaseResult{})
+		}
+	}()
+	last := 0.0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		fams, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls float64
+		for _, f := range fams {
+			if f.GetName() == "linkbench_calls_total" {
+				for _, m := range f.GetMetric() {
+					calls += m.GetCounter().GetValue()
+				}
+			}
+		}
+		if calls < last {
+			t.Fatalf("calls went down from %g to %g", last, calls)
+		}
+		last = calls
+	}
+	if last != 20*5*10 {
+		t.Errorf("calls %g at the end, want %d", last, 20*5*10)
 	}
 }
