@@ -25,8 +25,12 @@ func dashboardQueries(t *testing.T) (exprs, varMetrics []string) {
 		t.Fatal(err)
 	}
 	var d struct {
+		UID    string
 		Panels []struct {
+			ID      int
 			Title   string
+			Type    string
+			GridPos struct{ X, Y, W, H int }
 			Targets []struct{ Expr string }
 		}
 		Templating struct {
@@ -39,7 +43,24 @@ func dashboardQueries(t *testing.T) (exprs, varMetrics []string) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatalf("%s: %v", dashboardFile, err)
 	}
-	for _, p := range d.Panels {
+	// Grafana's layout: unique panel ids, panels within the 24 columns,
+	// none over another.
+	if d.UID == "" || len(d.Panels) == 0 {
+		t.Errorf("%s: uid %q, %d panels", dashboardFile, d.UID, len(d.Panels))
+	}
+	ids := map[int]bool{}
+	for i, p := range d.Panels {
+		g := p.GridPos
+		if ids[p.ID] || p.Type == "" || g.W < 1 || g.H < 1 || g.X < 0 || g.X+g.W > 24 {
+			t.Errorf("panel %q: id %d (repeated: %v), type %q, gridPos %+v", p.Title, p.ID, ids[p.ID], p.Type, g)
+		}
+		ids[p.ID] = true
+		for _, q := range d.Panels[:i] {
+			h := q.GridPos
+			if g.X < h.X+h.W && h.X < g.X+g.W && g.Y < h.Y+h.H && h.Y < g.Y+g.H {
+				t.Errorf("panels %q and %q overlap", q.Title, p.Title)
+			}
+		}
 		if len(p.Targets) == 0 {
 			t.Errorf("panel %q has no query", p.Title)
 		}
@@ -131,9 +152,13 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 	t.Logf("the dashboard's %d queries read %s", len(exprs), strings.Join(names, " "))
 }
 
-// TestMetricNames: the queries' metric names are found, and a name the
-// scrape lacks is reported (the dashboard check can fail).
+// TestMetricNames: the dashboard's layout holds (dashboardQueries checks
+// it), the queries' metric names are found, and a name the scrape lacks
+// is reported (the dashboard check can fail).
 func TestMetricNames(t *testing.T) {
+	if exprs, vars := dashboardQueries(t); len(exprs) < 10 || len(vars) == 0 {
+		t.Errorf("the dashboard has %d queries and %d variables reading a metric", len(exprs), len(vars))
+	}
 	for _, c := range []struct {
 		expr string
 		want []string
