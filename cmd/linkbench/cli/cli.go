@@ -128,6 +128,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
@@ -217,7 +218,8 @@ type options struct {
 	devices     []string
 	serverPID   int
 
-	metricsAddr string // -metrics-addr: serve Prometheus metrics there (issue 22)
+	metricsAddr   string        // -metrics-addr: serve Prometheus metrics there (issue 22)
+	metricsLinger time.Duration // -metrics-linger: serve them this long after the phases
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -273,10 +275,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
+	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the phases ended, so that Prometheus scrapes their final figures (a signal ends the wait)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
@@ -316,6 +319,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.serverPID < 0 {
 		return nil, usageError{fmt.Errorf("-server-pid %d: want a process id >= 1", o.serverPID)}
+	}
+	if o.metricsLinger < 0 || o.metricsLinger > 0 && o.metricsAddr == "" {
+		return nil, usageError{fmt.Errorf("-metrics-linger %v: want a duration >= 0, with -metrics-addr", o.metricsLinger)}
 	}
 	if o.gomaxprocs < -1 {
 		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
@@ -494,7 +500,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err != nil {
 		return r.fail(err)
 	}
-	if code, done := r.runPhases(ctx); done {
+	code, done := r.runPhases(ctx)
+	r.lingerMetrics(ctx)
+	if done {
 		return code
 	}
 	if code, done := r.writeTables(); done {

@@ -56,3 +56,19 @@ func (r *runner) listenMetrics() (func(), error) {
 		_ = srv.Shutdown(ctx) // a scrape under way gets a second to finish
 	}, nil
 }
+
+// lingerMetrics keeps serving the metrics for -metrics-linger once the
+// phases ended (ctx done, a signal, ends the wait), so that Prometheus
+// scrapes their final figures.
+func (r *runner) lingerMetrics(ctx context.Context) {
+	if r.metrics == nil || r.o.metricsLinger <= 0 || (!r.o.load && !r.o.req) {
+		return
+	}
+	r.cfg.Logger.Info("phases ended: serving their final metrics", "url", r.metrics.url, "for", r.o.metricsLinger)
+	t := time.NewTimer(r.o.metricsLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

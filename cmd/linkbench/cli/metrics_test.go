@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linkbench-go/linkbench/stats/results"
 )
 
 // TestMetricsAddrRefused: an address -metrics-addr cannot listen on is
@@ -29,6 +31,8 @@ func TestMetricsAddrRefused(t *testing.T) {
 		{"no port", append([]string{"-metrics-addr", "localhost"}, short...), []string{"-metrics-addr", "missing port"}, nil},
 		{"bad port", append([]string{"-metrics-addr", "127.0.0.1:99999"}, short...), []string{"-metrics-addr", "99999"}, nil},
 		{"in use", append([]string{"-metrics-addr", busy.Addr().String()}, short...), []string{"-metrics-addr", busy.Addr().String(), "in use"}, nil},
+		{"linger alone", append([]string{"-metrics-linger", "5s"}, short...), []string{"-metrics-linger", "-metrics-addr"}, nil},
+		{"negative linger", append([]string{"-metrics-addr", "127.0.0.1:0", "-metrics-linger", "-1s"}, short...), []string{"-metrics-linger", "-1s"}, nil},
 	})
 }
 
@@ -49,15 +53,17 @@ func requestCalls(body string) float64 {
 
 // TestMetricsServed: with -metrics-addr 127.0.0.1:0 the log names the
 // URL, which serves the run's metrics while it runs (the request calls
-// grow, never decrease) and the client's process metrics; the server
-// stops with the run.
+// grow, never decrease) and the client's process metrics; with
+// -metrics-linger it goes on after the phases, with their final figures
+// (the request calls of the result file), then stops.
 func TestMetricsServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for a few seconds: skipped with -short")
 	}
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "run.log")
-	args := []string{"-D", "maxid1=5001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxtime=3", "-D", "requesters=2", "-metrics-addr", "127.0.0.1:0", "-L", logFile}
+	args := []string{"-D", "maxid1=5001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxtime=3", "-D", "requesters=2",
+		"-metrics-addr", "127.0.0.1:0", "-metrics-linger", "2s", "-L", logFile, "-results", dir}
 	type result struct {
 		code           int
 		stdout, stderr string
@@ -71,6 +77,10 @@ func TestMetricsServed(t *testing.T) {
 	urlRE := regexp.MustCompile(`msg="serving Prometheus metrics" url=(\S+)`)
 	var url string
 	var scrapes []float64
+	// Scrapes after the request phase ended (during -metrics-linger 2s,
+	// one every 200 ms or so).
+	const ended = `linkbench_phase_running{phase="request",step="1",tag=""} 0`
+	afterEnd := 0
 	var body string
 	for finished := false; !finished; {
 		select {
@@ -100,6 +110,9 @@ func TestMetricsServed(t *testing.T) {
 		}
 		body = string(b)
 		scrapes = append(scrapes, requestCalls(body))
+		if strings.Contains(body, ended) {
+			afterEnd++
+		}
 	}
 	if url == "" {
 		t.Fatal("the log does not name the metrics' URL")
@@ -123,5 +136,13 @@ func TestMetricsServed(t *testing.T) {
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Errorf("%s still answers after the run", url)
+	}
+	f, err := results.Read(filepath.Join(dir, "request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := scrapes[len(scrapes)-1]; last != float64(f.Requests) || afterEnd < 4 {
+		t.Errorf("the last scrape: request calls %g, the result file's %d; %d scrapes after the phase ended, want >= 4 (-metrics-linger 2s)",
+			last, f.Requests, afterEnd)
 	}
 }
