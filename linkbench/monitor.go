@@ -37,6 +37,11 @@ type Progress struct {
 	// return or are abandoned.
 	Waiting int
 	Oldest  time.Duration
+	// For a request phase, in the reports to Config.OnInterval only:
+	// InFlight calls were waiting for the store when the interval ended
+	// (0..requesters), the oldest of them for OldestInFlight (0 when none).
+	InFlight       int
+	OldestInFlight time.Duration
 	// IntervalRows is the rows written since the previous report (a load
 	// only).
 	IntervalRows int64
@@ -66,7 +71,8 @@ func (p Progress) Rate() float64 {
 type loadProgressFunc func() (done, total, rows, expected int64)
 
 // waitingFunc is what the request phase's monitor reads from the
-// requesters: the calls in flight for longer than d, and the oldest's age.
+// requesters: the calls in flight for longer than d (all of them when d <
+// 0), and the oldest's age.
 type waitingFunc func(d time.Duration) (n int, oldest time.Duration)
 
 // monitor reports a phase's progress every ProgressFreq (see Progress),
@@ -138,6 +144,9 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 		if cfg.OnInterval != nil {
 			p := progress(iv, final)
 			p.IntervalRows, prevTickRows = p.Rows-prevTickRows, p.Rows
+			if waiting != nil && !final {
+				p.InFlight, p.OldestInFlight = waiting(-1)
+			}
 			cfg.OnInterval(p)
 		}
 		acc = acc.Merge(iv)

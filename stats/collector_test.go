@@ -35,18 +35,32 @@ func TestCollectorConcurrent(t *testing.T) {
 			}
 		})
 	}
-	// Intervals may be taken while the workers record.
+	// Intervals may be taken while the workers record; their outcomes
+	// and error classes add up to the report's.
 	var ivCount int64
+	var all Interval
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for range 20 {
-			ivCount += c.Interval().Requests0()
+			iv := c.Interval()
+			ivCount += iv.Requests0()
+			all = all.Merge(iv)
 			runtime.Gosched()
 		}
 	}()
 	wg.Wait()
 	<-done
+	defer func() {
+		all = all.Merge(c.FinalInterval())
+		n := int64(workers * each)
+		g, _ := all.Op(GetNode)
+		if g.Count != n || g.Misses != n/10 || g.Errors != n/10 || g.Abandoned != n/10 ||
+			g.ErrHist.TotalCount() != n/10 || len(g.ErrorClasses) != 1 || g.ErrorClasses[0] != (Counter{"transient", n / 10}) {
+			t.Errorf("intervals: %d calls, %d misses, %d errors (%d in their histogram, classes %v), %d abandoned; want %d, a tenth each missed, failed and abandoned",
+				g.Count, g.Misses, g.Errors, g.ErrHist.TotalCount(), g.ErrorClasses, g.Abandoned, n)
+		}
+	}()
 	rep := c.Report(PhaseRequest)
 	o, ok := rep.Op(GetNode)
 	if !ok {
@@ -66,7 +80,9 @@ func TestCollectorConcurrent(t *testing.T) {
 		t.Errorf("threads %d", rep.Threads)
 	}
 	// The remaining interval holds what the earlier ones did not.
-	if got := ivCount + c.Interval().Requests0(); got != n {
+	last := c.Interval()
+	all = all.Merge(last)
+	if got := ivCount + last.Requests0(); got != n {
 		t.Errorf("intervals hold %d calls, want %d", got, n)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,10 +141,12 @@ type opHists struct {
 	errLat *hdr.Histogram // errors
 	svc    *hdr.Histogram // open-loop service time
 	ival   *hdr.Histogram // every outcome since the last Interval, at IntervalSigFigs
+	ivalEr *hdr.Histogram // the errors of ival
 
 	successes, misses, errors, abandoned, clamped int64
-	ivalErrors                                    int64
+	ivalErrors, ivalMisses, ivalAbandoned         int64
 	classes                                       map[uint16]int64 // errors by class id
+	ivalClasses                                   map[uint16]int64 // errors by class id since the last Interval
 }
 
 // stripe is a shard of a Collector's histograms.
@@ -315,17 +319,21 @@ func (r *Recorder) Flush() {
 			dst = &h.lat
 		case kindMiss:
 			h.misses++
+			h.ivalMisses++
 			dst = &h.lat
 		case kindAbandoned:
 			h.abandoned++
+			h.ivalAbandoned++
 			dst = &h.lat
 		case kindError:
 			h.errors++
 			h.ivalErrors++
 			if h.classes == nil {
 				h.classes = map[uint16]int64{}
+				h.ivalClasses = map[uint16]int64{}
 			}
 			h.classes[s.class]++
+			h.ivalClasses[s.class]++
 			dst = &h.errLat
 		case kindService:
 			dst = &h.svc
@@ -339,6 +347,12 @@ func (r *Recorder) Flush() {
 				h.ival = hdr.New(1, c.highest, IntervalSigFigs)
 			}
 			_ = h.ival.RecordValue(v)
+			if s.kind == kindError {
+				if h.ivalEr == nil {
+					h.ivalEr = hdr.New(1, c.highest, IntervalSigFigs)
+				}
+				_ = h.ivalEr.RecordValue(v)
+			}
 		}
 	}
 	st.mu.Unlock()
@@ -438,11 +452,28 @@ type IntervalOp struct {
 	Op     Op
 	Count  int64 // values recorded: successes, misses, errors and abandoned calls (sizes, for a size op)
 	Errors int64
+	// Misses and Abandoned count the interval's misses and abandoned
+	// calls (as OpReport's); Count - Errors - Misses - Abandoned are its
+	// successes.
+	Misses, Abandoned int64
+	// ErrorClasses counts the interval's errors by class (Recorder.RecordError),
+	// by name; nil when there was none.
+	ErrorClasses []Counter
 	// Hist holds the interval's values, in the collector's unit (rows for
 	// a size op), at IntervalSigFigs significant digits.
 	Hist *hdr.Histogram
-	unit time.Duration
+	// ErrHist holds the errors' values of Hist (same geometry, so that
+	// Hist's counts minus ErrHist's, index by index, are the values of
+	// the successes, misses and abandoned calls, OpReport.Latency's); nil
+	// when the interval had no error.
+	ErrHist *hdr.Histogram
+	unit    time.Duration
 }
+
+// Unit returns the unit of the values of Hist and ErrHist: the
+// collector's (Options.Unit; one row for a size op is still counted as
+// one unit).
+func (o IntervalOp) Unit() time.Duration { return o.unit }
 
 // Quantile returns the value at quantile q, a fraction in [0, 1] (0.99
 // for the p99), of the interval (Java HdrHistogram's value at percentile
@@ -511,16 +542,11 @@ func (iv Interval) Merge(next Interval) Interval {
 			j++
 		default:
 			a, b := iv.Ops[i], next.Ops[j]
-			o := IntervalOp{Op: a.Op, Count: a.Count + b.Count, Errors: a.Errors + b.Errors, unit: a.unit}
-			switch {
-			case a.Hist == nil:
-				o.Hist = b.Hist
-			case b.Hist == nil:
-				o.Hist = a.Hist
-			default:
-				o.Hist = hdr.Import(a.Hist.Export())
-				o.Hist.Merge(b.Hist)
-			}
+			o := IntervalOp{Op: a.Op, Count: a.Count + b.Count, Errors: a.Errors + b.Errors,
+				Misses: a.Misses + b.Misses, Abandoned: a.Abandoned + b.Abandoned,
+				ErrorClasses: mergeCounters(a.ErrorClasses, b.ErrorClasses), unit: a.unit}
+			o.Hist = mergeHists(a.Hist, b.Hist)
+			o.ErrHist = mergeHists(a.ErrHist, b.ErrHist)
 			if o.unit == 0 {
 				o.unit = b.unit
 			}
@@ -530,6 +556,49 @@ func (iv Interval) Merge(next Interval) Interval {
 		}
 	}
 	return m
+}
+
+// mergeHists returns a new histogram holding a's and b's values, or the one
+// that is not nil (nil when both are).
+func mergeHists(a, b *hdr.Histogram) *hdr.Histogram {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	m := hdr.Import(a.Export())
+	m.Merge(b)
+	return m
+}
+
+// mergeCounters returns the sums of a's and b's counters by name, sorted by
+// name (nil when both are empty).
+func mergeCounters(a, b []Counter) []Counter {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	m := map[string]int64{}
+	for _, c := range a {
+		m[c.Name] += c.Value
+	}
+	for _, c := range b {
+		m[c.Name] += c.Value
+	}
+	return sortedCounters(m)
+}
+
+// sortedCounters returns m as counters sorted by name.
+func sortedCounters(m map[string]int64) []Counter {
+	out := make([]Counter, 0, len(m))
+	for name, n := range m {
+		out = append(out, Counter{Name: name, Value: n})
+	}
+	slices.SortFunc(out, func(a, b Counter) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // FinalInterval ends the last interval of a phase whose workers have
@@ -562,8 +631,9 @@ func (c *Collector) Interval() Interval {
 	iv := Interval{Start: c.lastIval, End: now}
 	c.lastIval = now
 	for op := range NumOps {
-		var snap *hdr.Histogram
-		var errs int64
+		var snap, errSnap *hdr.Histogram
+		var errs, misses, abandoned int64
+		var classes map[string]int64
 		for i := range c.stripes {
 			st := &c.stripes[i]
 			st.mu.Lock()
@@ -573,13 +643,37 @@ func (c *Collector) Interval() Interval {
 				}
 				snap.Merge(h.ival)
 				h.ival.Reset()
+				if h.ivalEr != nil && h.ivalEr.TotalCount() > 0 {
+					if errSnap == nil {
+						errSnap = hdr.New(1, c.highest, IntervalSigFigs)
+					}
+					errSnap.Merge(h.ivalEr)
+					h.ivalEr.Reset()
+				}
 				errs += h.ivalErrors
-				h.ivalErrors = 0
+				misses += h.ivalMisses
+				abandoned += h.ivalAbandoned
+				h.ivalErrors, h.ivalMisses, h.ivalAbandoned = 0, 0, 0
+				for id, n := range h.ivalClasses {
+					if n == 0 {
+						continue
+					}
+					if classes == nil {
+						classes = map[string]int64{}
+					}
+					classes[c.className[id]] += n // c.mu is held
+					h.ivalClasses[id] = 0
+				}
 			}
 			st.mu.Unlock()
 		}
 		if snap != nil && snap.TotalCount() > 0 {
-			iv.Ops = append(iv.Ops, IntervalOp{Op: Op(op), Count: snap.TotalCount(), Errors: errs, Hist: snap, unit: c.opts.Unit})
+			o := IntervalOp{Op: Op(op), Count: snap.TotalCount(), Errors: errs, Misses: misses, Abandoned: abandoned,
+				Hist: snap, ErrHist: errSnap, unit: c.opts.Unit}
+			if classes != nil {
+				o.ErrorClasses = sortedCounters(classes)
+			}
+			iv.Ops = append(iv.Ops, o)
 		}
 	}
 	return iv

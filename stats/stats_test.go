@@ -852,6 +852,17 @@ func TestIntervalMerge(t *testing.T) {
 	if g, _ := a.Op(GetNode); g.Hist.TotalCount() != 1 {
 		t.Errorf("Merge changed its receiver's histogram: %d values", g.Hist.TotalCount())
 	}
+	// The outcomes and the errors' histogram merge too.
+	rec.Record(GetNode, Miss, 60*time.Microsecond)
+	rec.RecordAbandoned(GetNode, time.Second)
+	rec.RecordError(GetNode, "timeout", 70*time.Microsecond)
+	rec.Flush()
+	m = m.Merge(col.Interval())
+	g, _ := m.Op(GetNode)
+	if g.Count != 6 || g.Errors != 2 || g.Misses != 1 || g.Abandoned != 1 || g.ErrHist.TotalCount() != 2 ||
+		!slices.Equal(g.ErrorClasses, []Counter{{"error", 1}, {"timeout", 1}}) || g.Unit() != time.Nanosecond {
+		t.Errorf("merged GET_NODE %+v (errors' histogram %d values)", g, g.ErrHist.TotalCount())
+	}
 	if z := (Interval{}).Merge(b); len(z.Ops) != len(b.Ops) || !z.End.Equal(b.End) {
 		t.Errorf("zero.Merge(b) = %v, want b", z)
 	}

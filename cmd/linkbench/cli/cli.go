@@ -128,6 +128,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/linkbench-go/linkbench/internal/atomicfile"
 	"github.com/linkbench-go/linkbench/linkbench"
@@ -216,6 +217,9 @@ type options struct {
 	datadir     string
 	devices     []string
 	serverPID   int
+
+	metricsAddr   string        // -metrics-addr: serve Prometheus metrics there (issue 22)
+	metricsLinger time.Duration // -metrics-linger: serve them this long after the phases
 }
 
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
@@ -270,10 +274,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
+	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the phases ended, so that Prometheus scrapes their final figures (a signal ends the wait)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
@@ -313,6 +319,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.serverPID < 0 {
 		return nil, usageError{fmt.Errorf("-server-pid %d: want a process id >= 1", o.serverPID)}
+	}
+	if o.metricsLinger < 0 || o.metricsLinger > 0 && o.metricsAddr == "" {
+		return nil, usageError{fmt.Errorf("-metrics-linger %v: want a duration >= 0, with -metrics-addr", o.metricsLinger)}
 	}
 	if o.gomaxprocs < -1 {
 		return nil, usageError{fmt.Errorf("-gomaxprocs %d: want -1 (auto), 0 (Go's default) or a number of threads >= 1", o.gomaxprocs)}
@@ -441,6 +450,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err := r.checkResultFiles(); err != nil {
 		return r.fail(err)
 	}
+	// The metrics' address is taken before anything runs: one that
+	// cannot be listened on is a usage error (exit status 2).
+	stopMetrics, err := r.listenMetrics()
+	if err != nil {
+		return r.fail(err)
+	}
+	defer stopMetrics()
 	// The reports go to standard output after the result files are on
 	// disk; when it is closed (a pipe's reader gone: EPIPE, not SIGPIPE's
 	// death) or full, the run keeps writing its files and ends with the
@@ -467,6 +483,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return r.fail(err)
 	}
 	defer closeLog()
+	if r.metrics != nil {
+		r.cfg.Logger.Info("serving Prometheus metrics", "url", r.metrics.url)
+	}
 	st, err := openStore(ctx, r.storeName, o, &cfg)
 	if err != nil {
 		return r.fail(err)
@@ -481,7 +500,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err != nil {
 		return r.fail(err)
 	}
-	if code, done := r.runPhases(ctx); done {
+	code, done := r.runPhases(ctx)
+	r.lingerMetrics(ctx)
+	if done {
 		return code
 	}
 	if code, done := r.writeTables(); done {
@@ -532,6 +553,7 @@ type runner struct {
 	outputFailed bool
 	files        []results.File // the phases' results, in order
 	audit        *auditRun      // -audit; nil without it
+	metrics      *metricsServer // -metrics-addr; nil without it
 }
 
 // fail prints err in one line, passwords removed, and returns the exit
@@ -827,6 +849,9 @@ func (r *runner) runPhases(ctx context.Context) (int, bool) {
 			return errStdoutGone // nothing of the phases to come would be kept
 		}
 		return nil
+	}
+	if r.metrics != nil {
+		r.metrics.exp.Attach(&cfg, &plan, r.runStore)
 	}
 	res, err := linkbench.Run(ctx, cfg, r.runStore, plan)
 	if errors.Is(err, errStdoutGone) {

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/linkbench-go/linkbench/stats/promexport"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metricsServer is -metrics-addr: the run's metrics (promexport) and the
+// client process's (Go runtime, CPU, memory), served over HTTP at
+// /metrics.
+type metricsServer struct {
+	exp *promexport.Exporter
+	srv *http.Server
+	url string
+}
+
+// listenMetrics listens on -metrics-addr and serves its metrics until the
+// function it returns is called; without the flag it does nothing. An
+// address that cannot be listened on is a usage error.
+func (r *runner) listenMetrics() (func(), error) {
+	addr := r.o.metricsAddr
+	if addr == "" {
+		return func() {}, nil
+	}
+	reg := prometheus.NewRegistry()
+	exp, err := promexport.New(reg, promexport.Options{})
+	if err != nil {
+		return nil, err
+	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("-metrics-addr %q: %w", addr, err)}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	r.metrics = &metricsServer{exp: exp, srv: srv, url: "http://" + ln.Addr().String() + "/metrics"}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(r.stderr, "linkbench: -metrics-addr:", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx) // a scrape under way gets a second to finish
+	}, nil
+}
+
+// lingerMetrics keeps serving the metrics for -metrics-linger once the
+// phases ended (ctx done, a signal, ends the wait), so that Prometheus
+// scrapes their final figures.
+func (r *runner) lingerMetrics(ctx context.Context) {
+	if r.metrics == nil || r.o.metricsLinger <= 0 || (!r.o.load && !r.o.req) {
+		return
+	}
+	r.cfg.Logger.Info("phases ended: serving their final metrics", "url", r.metrics.url, "for", r.o.metricsLinger)
+	t := time.NewTimer(r.o.metricsLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
