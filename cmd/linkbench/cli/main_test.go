@@ -213,7 +213,7 @@ func checkReport(t *testing.T, out string, wantOutDegree string) {
 func TestMainJobShort(t *testing.T) {
 	t.Setenv("LINKBENCH_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
-	code, out, stderr := runCLI(t, "-D", "maxid1=5001", "-D", "maxtime=2", "-D", "requesters=2")
+	code, out, stderr := runCLI(t, "-store", "memory", "-D", "maxid1=5001", "-D", "maxtime=2", "-D", "requesters=2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -271,7 +271,7 @@ func TestTraceJavaMode(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "calls.trace")
 		// A constant out-degree keeps the trace small (the real one gives an
 		// id1 4.2 million links).
-		code, out, stderr := runCLI(t, "-D", "rng=java", "-D", "nlinks_func=const", "-D", "nlinks_default=3",
+		code, out, stderr := runCLI(t, "-store", "memory", "-D", "rng=java", "-D", "nlinks_func=const", "-D", "nlinks_default=3",
 			"-D", "nlinks_config=0", "-D", "maxid1=2001",
 			"-D", "loaders=1", "-D", "requesters=1", "-D", "requests=300", "-D", "load_random_seed=5",
 			"-D", "request_random_seed=6", "-D", "password=hunter2", "-trace", p)
