@@ -49,8 +49,8 @@ var auditSummary = regexp.MustCompile(`(?m)^audit: no acknowledged write lost \(
 func TestAudit(t *testing.T) {
 	t.Setenv("LINKBENCH_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
-	args := []string{"-store", "memory", "-D", "maxid1=2001", "-D", "maxtime=1", "-D", "requesters=2", "-D", "nlinks_func=const", "-D", "nlinks_default=2", "-l", "-r", "-verify"}
-	code, out, stderr := runCLI(t, append([]string{"-audit", "run.audit"}, args...)...)
+	args := []string{"-D", "maxid1=2001", "-D", "maxtime=1", "-D", "requesters=2", "-D", "nlinks_func=const", "-D", "nlinks_default=2", "-l", "-r", "-verify"}
+	code, out, stderr := runCLI(t, append([]string{"-store", "memory", "-audit", "run.audit"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
 	}

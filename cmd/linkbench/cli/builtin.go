@@ -329,7 +329,11 @@ func portGiven(o *options) bool {
 // (the directory is -dsn's, or a temporary one: Dir is left empty).
 // Errors are usage errors (exit status 2) naming the key and the values
 // it takes.
-func pebbleOptions(_ *options, cfg *linkbench.Config) (pebblestore.Options, error) {
+func pebbleOptions(o *options, cfg *linkbench.Config) (pebblestore.Options, error) {
+	if d := o.dsn; d != "" && (isPostgresDSN(d) || strings.Contains(d, "@tcp(") || strings.Contains(d, "@unix(") || strings.HasSuffix(d, "@/")) {
+		// A server's DSN given to the default store: a forgotten -store.
+		return pebblestore.Options{}, usageError{fmt.Errorf("-dsn %s: a database server's DSN, but the store is pebble (a directory): add -store mysql or -store postgres", describe(redactedDSN(d)))}
+	}
 	k := cfg.Store.Pebble
 	var text []string
 	for _, kv := range []struct{ key, value string }{
@@ -434,4 +438,11 @@ func pebbleKeyError(err error) error {
 		}
 	}
 	return &linkbench.ConfigError{Key: key, Value: value, Reason: reason}
+}
+
+// redactedDSN returns a DSN with its password redacted, in the form of
+// the store it is for.
+func redactedDSN(dsn string) string {
+	r, _ := redactDSN(dsn)
+	return r
 }

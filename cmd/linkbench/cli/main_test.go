@@ -146,8 +146,8 @@ func TestBadInput(t *testing.T) {
 		{"dbid with dbcount", []string{"-D", "dbid=mydb", "-D", "dbcount=2"}, []string{"dbid"}, nil},
 		{"allow_empty_store malformed", []string{"-D", "allow_empty_store=yes"}, []string{"allow_empty_store"}, nil},
 		{"memory_limit_mb < 0", []string{"-D", "memory_limit_mb=-1"}, []string{"memory_limit_mb"}, nil},
-		{"memory store too small", []string{"-D", "maxid1=1000001", "-D", "memory_limit_mb=64"}, []string{"maxid1", "memory_limit_mb"}, nil},
-		{"memory store larger than the machine", []string{"-D", "maxid1=10000000001"}, []string{"maxid1", "memory_limit_mb", "GiB"}, nil},
+		{"memory store too small", []string{"-store", "memory", "-D", "maxid1=1000001", "-D", "memory_limit_mb=64"}, []string{"maxid1", "memory_limit_mb"}, nil},
+		{"memory store larger than the machine", []string{"-store", "memory", "-D", "maxid1=10000000001"}, []string{"maxid1", "memory_limit_mb", "GiB"}, nil},
 		// Configuration files.
 		{"missing config file", []string{"-c", filepath.Join(dir, "nope.properties"), "-l"}, []string{"nope.properties"}, nil},
 		{"config file is a directory", []string{"-c", dir, "-l"}, []string{dir}, nil},
