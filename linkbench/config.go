@@ -164,6 +164,27 @@ type StoreConfig struct {
 	// many MiB; 0 means the machine's memory. Set it above the machine's
 	// memory to try a load anyway.
 	MemoryLimitMB int64
+	// Pebble holds the pebble_* keys (linkbench-go keys): the Pebble
+	// store's engine knobs, as written; "" is the store's default. The
+	// library does not check them: the caller that builds the store does
+	// (the tool refuses a bad one naming the key and its range).
+	Pebble PebbleConfig
+}
+
+// PebbleConfig holds the pebble_* keys, each as written ("" for the
+// store's default): the text of pebblestore's options of the same name
+// without the prefix.
+type PebbleConfig struct {
+	Compression           string // pebble_compression
+	BlockSize             string // pebble_block_size
+	CacheSize             string // pebble_cache_size
+	BloomBitsPerKey       string // pebble_bloom_bits_per_key
+	MemTableSize          string // pebble_mem_table_size
+	L0CompactionThreshold string // pebble_l0_compaction_threshold
+	L0StopWritesThreshold string // pebble_l0_stop_writes_threshold
+	CompactionConcurrency string // pebble_compaction_concurrency
+	WALSync               string // pebble_wal_sync
+	OptionsFile           string // pebble_options_file
 }
 
 // Connection is how a store reaches its server: LinkBench's host, port,

@@ -1102,6 +1102,7 @@ func buildKeyTable() []keyDef {
 		int64Key("memory_limit_mb", func(c *Config) *int64 { return &c.Store.MemoryLimitMB }, atLeast[int64](0),
 			"0: the machine's memory", "memory store: refuse a load estimated above this many MiB").dflt("0"),
 	)
+	t = append(t, pebbleKeys()...)
 
 	// Quirk §11.2-19 (LogNormal and Geometric read the unprefixed keys
 	// median, sigma, mean): fixed in both modes; accepted, without effect.
@@ -1257,4 +1258,109 @@ func Keys() []KeyInfo {
 			AliasOf: d.aliasOf, Ignored: d.ignored, Connection: d.conn}
 	}
 	return out
+}
+
+// pebbleKeys are the Pebble store's engine knobs (StoreConfig.Pebble),
+// kept as written, with the ranges pebblestore.Options takes (the store
+// checks them again when it opens, with its OPTIONS file).
+func pebbleKeys() []keyDef {
+	p := func(c *Config) *PebbleConfig { return &c.Store.Pebble }
+	key := func(name string, f func(*PebbleConfig) *string, allowed, doc string, ok func(v string) bool) keyDef {
+		d := stringKey("pebble_"+name, func(c *Config) *string { return f(p(c)) }, allowed, "Pebble store: "+doc).omitZero("")
+		d.check = func(c *Config) string {
+			if v := strings.TrimSpace(*f(p(c))); v != "" && !ok(v) {
+				return mustBe(allowed)
+			}
+			return ""
+		}
+		return d
+	}
+	// number parses an integer, with a KiB, MiB or GiB suffix when size.
+	number := func(v string, size bool) (int64, bool) {
+		mult := int64(1)
+		if size {
+			for _, u := range []struct {
+				suffix string
+				mult   int64
+			}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+				if t, ok := strings.CutSuffix(v, u.suffix); ok {
+					v, mult = t, u.mult
+					break
+				}
+			}
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n > math.MaxInt64/mult || n < -math.MaxInt64/mult {
+			return 0, false
+		}
+		return n * mult, true
+	}
+	within := func(lo, hi int64, size bool) func(string) bool {
+		return func(v string) bool {
+			n, ok := number(v, size)
+			return ok && n >= lo && n <= hi
+		}
+	}
+	oneOf := func(names ...string) func(string) bool {
+		return func(v string) bool { return slices.Contains(names, strings.ToLower(v)) }
+	}
+	keys := []keyDef{
+		key("compression", func(p *PebbleConfig) *string { return &p.Compression },
+			"none, snappy, zstd, minlz, or Pebble's profiles fastest, fast, balanced, good; empty: snappy",
+			"compression of the sstables' blocks, every level",
+			oneOf("none", "snappy", "zstd", "minlz", "fastest", "fast", "balanced", "good")),
+		key("block_size", func(p *PebbleConfig) *string { return &p.BlockSize },
+			"1KiB..16MiB (bytes, or a number with a KiB, MiB or GiB suffix); empty: 16KiB",
+			"target uncompressed size of an sstable data block", within(1<<10, 16<<20, true)),
+		key("cache_size", func(p *PebbleConfig) *string { return &p.CacheSize },
+			"1MiB..1024GiB (bytes, or a number with a KiB, MiB or GiB suffix), and more than the memtables Pebble reserves in it (2 x pebble_mem_table_size); empty: 128MiB plus that reservation",
+			"block cache size", within(1<<20, 1<<40, true)),
+		key("bloom_bits_per_key", func(p *PebbleConfig) *string { return &p.BloomBitsPerKey },
+			"1..32, or -1 for no filter; empty: 10",
+			"bits per key of the sstables' bloom filters",
+			func(v string) bool { return within(1, 32, false)(v) || v == "-1" }),
+		key("mem_table_size", func(p *PebbleConfig) *string { return &p.MemTableSize },
+			"1MiB..4GiB-1 (bytes, or a number with a KiB, MiB or GiB suffix); empty: 64MiB",
+			"size of a memtable (writes stall when two are full)", within(1<<20, 4<<30-1, true)),
+		key("l0_compaction_threshold", func(p *PebbleConfig) *string { return &p.L0CompactionThreshold },
+			"1..1000; empty: 4",
+			"L0 sublevels at which an L0 compaction starts", within(1, 1000, false)),
+		key("l0_stop_writes_threshold", func(p *PebbleConfig) *string { return &p.L0StopWritesThreshold },
+			"pebble_l0_compaction_threshold (empty: 4)..1000; empty: 12",
+			"L0 sublevels at which writes stop until compactions catch up", within(1, 1000, false)),
+		key("compaction_concurrency", func(p *PebbleConfig) *string { return &p.CompactionConcurrency },
+			"1..64; empty: 2",
+			"most compactions at once", within(1, 64, false)),
+		key("wal_sync", func(p *PebbleConfig) *string { return &p.WALSync },
+			"on (like rocksdb_flush_log_at_trx_commit=1: an acknowledged write survives a crash) or off (like =2: the last writes may be lost); empty: on",
+			"fsync the WAL at every commit", oneOf("on", "off")),
+		key("options_file", func(p *PebbleConfig) *string { return &p.OptionsFile },
+			"the path of a Pebble OPTIONS file; empty: none",
+			"Pebble OPTIONS file for every other engine setting (the pebble_* keys win over it)",
+			func(string) bool { return true }),
+	}
+	// The stop threshold is at least the compaction threshold (4 when
+	// empty; an OPTIONS file's is checked by the store).
+	stop := &keys[6]
+	stop.check = func(prev func(*Config) string) func(*Config) string {
+		return func(c *Config) string {
+			if r := prev(c); r != "" {
+				return r
+			}
+			pc := p(c)
+			if strings.TrimSpace(pc.L0StopWritesThreshold) == "" {
+				return ""
+			}
+			s, _ := number(strings.TrimSpace(pc.L0StopWritesThreshold), false)
+			lo := int64(4)
+			if v := strings.TrimSpace(pc.L0CompactionThreshold); v != "" {
+				lo, _ = number(v, false)
+			}
+			if s < lo {
+				return fmt.Sprintf("must be in pebble_l0_compaction_threshold (%d)..1000", lo)
+			}
+			return ""
+		}
+	}(stop.check)
+	return keys
 }

@@ -64,7 +64,10 @@ var keySamples = map[string]string{
 
 	"linkstore": "mysql", "nodestore": "mysql", "dbid": "one",
 	"linktable": "lt", "counttable": "ct", "nodetable": "nt", "engine": "myrocks", "check_count": "true",
-	"mysql_disable_binlog_load": "true", "memory_limit_mb": "64", "grace_time": "2.5", "request_timeout": "0.75",
+	"mysql_disable_binlog_load": "true", "memory_limit_mb": "64",
+	"pebble_compression": "zstd", "pebble_block_size": "8KiB", "pebble_cache_size": "1GiB", "pebble_bloom_bits_per_key": "-1",
+	"pebble_mem_table_size": "32MiB", "pebble_l0_compaction_threshold": "2", "pebble_l0_stop_writes_threshold": "20",
+	"pebble_compaction_concurrency": "4", "pebble_wal_sync": "off", "pebble_options_file": "/no/such/OPTIONS", "grace_time": "2.5", "request_timeout": "0.75",
 }
 
 // leavesNotSetByKeys are the Config fields (paths as leafPaths writes them)

@@ -12,6 +12,7 @@ import (
 	"github.com/linkbench-go/linkbench/stats"
 	"github.com/linkbench-go/linkbench/stats/hostmetrics"
 	"github.com/linkbench-go/linkbench/stats/results"
+	"github.com/linkbench-go/linkbench/store"
 )
 
 // phaseRecorder gathers what a phase's result file holds beside its
@@ -39,6 +40,13 @@ type phaseRecorder struct {
 	sizeEvery time.Duration
 	lastSize  time.Time
 	pending   *pendingInterval // the last report, recorded at the next
+
+	// The engine's own metrics (store.EngineMetrics): a snapshot at the
+	// start and one per interval (engineSnaps), nil engine without them.
+	engine      *engineSampler
+	engineSnaps []store.EngineSnapshot
+	prevEngine  store.EngineSnapshot
+	hasPrevEng  bool
 }
 
 // hdrLog is one operation's HDR interval log file, written under a
@@ -52,9 +60,13 @@ type hdrLog struct {
 
 // newPhaseRecorder takes the phase's first host snapshot; the database
 // size is then read at most every sizeEvery (at least every second).
-func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetrics.Sampler, host *hostSource, dir, base string, sizeEvery time.Duration) *phaseRecorder {
+func newPhaseRecorder(ctx context.Context, phase stats.Phase, sampler *hostmetrics.Sampler, host *hostSource, engine *engineSampler, dir, base string, sizeEvery time.Duration) *phaseRecorder {
 	r := &phaseRecorder{phase: phase, sampler: sampler, host: host, dir: dir, base: base, start: time.Now(),
-		logs: map[stats.Op]*hdrLog{}, sizeEvery: sizeEvery}
+		logs: map[stats.Op]*hdrLog{}, sizeEvery: sizeEvery, engine: engine}
+	if s, ok := engine.snapshot(ctx); ok {
+		r.engineSnaps = append(r.engineSnaps, s)
+		r.prevEngine, r.hasPrevEng = s, true
+	}
 	if sampler != nil {
 		r.lastSize = r.start
 		snap, _ := sampler.Snapshot(ctx)
@@ -80,9 +92,11 @@ func (r *phaseRecorder) onInterval(ctx context.Context, p Progress) {
 			snap = r.sampler.SnapshotWithoutSize()
 		}
 	}
+	eng, engOK := r.engine.snapshot(ctx)
 	if r.pending != nil && p.Final && foldFinal(r.pending.p.Interval, p.Interval) {
 		r.pending.p = mergeProgress(r.pending.p, p)
 		r.pending.snap = snap
+		r.pending.engine, r.pending.engineOK = eng, engOK
 		r.record(*r.pending)
 		r.pending = nil
 		return
@@ -90,7 +104,7 @@ func (r *phaseRecorder) onInterval(ctx context.Context, p Progress) {
 	if r.pending != nil {
 		r.record(*r.pending)
 	}
-	r.pending = &pendingInterval{p: p, snap: snap}
+	r.pending = &pendingInterval{p: p, snap: snap, engine: eng, engineOK: engOK}
 	if p.Final {
 		r.record(*r.pending)
 		r.pending = nil
@@ -102,6 +116,9 @@ func (r *phaseRecorder) onInterval(ctx context.Context, p Progress) {
 type pendingInterval struct {
 	p    Progress
 	snap hostmetrics.Snapshot
+	// engine is the engine's snapshot at its end, when engineOK.
+	engine   store.EngineSnapshot
+	engineOK bool
 }
 
 // foldFinal reports whether the final interval last is to be folded into
@@ -148,6 +165,13 @@ func (r *phaseRecorder) record(pi pendingInterval) {
 		ri.Host = &m
 		r.prevSnap = pi.snap
 		r.snaps = append(r.snaps, pi.snap)
+	}
+	if pi.engineOK {
+		if r.hasPrevEng {
+			ri.Engine = engineDiff(r.prevEngine, pi.engine)
+		}
+		r.prevEngine, r.hasPrevEng = pi.engine, true
+		r.engineSnaps = append(r.engineSnaps, pi.engine)
 	}
 	r.intervals = append(r.intervals, ri)
 	if r.dir != "" && r.logErr == nil {
@@ -266,6 +290,7 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, p results
 			f.Host.ServerPID = r.host.opts.ServerPID
 		}
 	}
+	r.finishEngine(ctx, rep, f)
 	f.Derive()
 	if r.dir != "" {
 		if err := results.Write(filepath.Join(r.dir, r.base+".json"), f); err != nil {
@@ -273,4 +298,30 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, p results
 		}
 	}
 	return f, firstErr(r.logErr, closeErr)
+}
+
+// finishEngine puts the engine's figures over the measured window into
+// the report and the result file: from the latest snapshot taken by the
+// window's start to one taken now (after the host metrics' flush, so that
+// a load's figures count the flush of what it wrote).
+func (r *phaseRecorder) finishEngine(ctx context.Context, rep *stats.Report, f *results.File) {
+	if len(r.engineSnaps) == 0 {
+		return
+	}
+	last, ok := r.engine.snapshot(ctx)
+	if !ok {
+		return
+	}
+	first := r.engineSnaps[0]
+	for _, s := range r.engineSnaps {
+		if !s.Time.After(rep.Start.Add(100 * time.Millisecond)) {
+			first = s
+		}
+	}
+	m := engineDiff(first, last)
+	if m == nil {
+		return
+	}
+	rep.Engine = engineFigures(m)
+	f.Engine = &results.Engine{Name: last.Engine, Summary: m}
 }

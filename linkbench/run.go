@@ -253,6 +253,10 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 		defer host.close()
 		sampler = host.sampler(log)
 	}
+	var engine *engineSampler
+	if e, ok := store.AsEngineMetrics(st); ok {
+		engine = &engineSampler{src: e}
+	}
 	props := map[string]string{}
 	for _, p := range cfg.Properties() {
 		props[p.Key] = p.Value
@@ -282,7 +286,7 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 				c.AllowEmptyStore = true // the load checked its nodes, or a phase before found them
 			}
 		}
-		rec := newPhaseRecorder(ctx, ph.Phase, sampler, host, plan.ResultsDir, ph.Base, max(c.ProgressFreq, time.Second))
+		rec := newPhaseRecorder(ctx, ph.Phase, sampler, host, engine, plan.ResultsDir, ph.Base, max(c.ProgressFreq, time.Second))
 		userInterval := c.OnInterval
 		c.OnInterval = func(p Progress) {
 			rec.onInterval(ctx, p)

@@ -82,6 +82,7 @@ type reportJSON struct {
 	Request        *RequestTotals   `json:"request,omitempty"`
 	ErrorClasses   []Counter        `json:"error_classes"`
 	Counters       []Counter        `json:"counters"`
+	Engine         []EngineFigure   `json:"engine,omitempty"`
 	Seeds          map[string]int64 `json:"seeds,omitempty"`
 	Status         Status           `json:"status,omitempty"`
 	Detail         string           `json:"detail,omitempty"`
@@ -96,7 +97,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		HighestUs: r.HighestUs, SigFigs: r.SigFigs, UnitNs: int64(r.Unit),
 		Start: r.Start, ElapsedNs: int64(r.Elapsed), ElapsedSeconds: r.seconds(),
 		Ops: r.Ops, ErrorClasses: r.ErrorClasses, Load: r.Load, Request: r.Request, Counters: r.Counters,
-		Seeds: r.Seeds, Status: r.Status, Detail: r.Detail, Summary: r.SummaryLine(),
+		Engine: r.Engine, Seeds: r.Seeds, Status: r.Status, Detail: r.Detail, Summary: r.SummaryLine(),
 	}
 	if j.ErrorClasses == nil {
 		j.ErrorClasses = []Counter{}
@@ -143,7 +144,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		HighestUs: j.HighestUs, SigFigs: j.SigFigs, Unit: time.Duration(j.UnitNs),
 		Start: j.Start, Elapsed: time.Duration(j.ElapsedNs),
 		Ops: j.Ops, ErrorClasses: j.ErrorClasses, Load: j.Load, Request: j.Request, Counters: j.Counters,
-		Seeds: j.Seeds, Status: j.Status, Detail: j.Detail,
+		Engine: j.Engine, Seeds: j.Seeds, Status: j.Status, Detail: j.Detail,
 	}
 	if len(r.Counters) == 0 {
 		r.Counters = nil

@@ -54,6 +54,12 @@ func (p *Phase) UnmarshalText(b []byte) error {
 // ("seed", "workload profile", "maxid1", "store", ...), printed "Key: Value".
 type KV struct{ Key, Value string }
 
+// EngineFigure is one of a storage engine's metrics (Report.Engine).
+type EngineFigure struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
 // OpReport is the merged statistics of one operation.
 type OpReport struct {
 	Op Op `json:"op"`
@@ -197,6 +203,12 @@ type Report struct {
 	// Counters are store metrics, printed in order: what the store's
 	// counters (retries, errors by server code) grew by during the phase.
 	Counters []Counter
+	// Engine is the storage engine's own metrics over the phase (a store
+	// that measures its engine, store.EngineMetrics): its counters'
+	// growth, its state at the end and the ratios derived from them, in
+	// name order, printed after Counters. A metric the engine does not
+	// give is absent.
+	Engine []EngineFigure
 	// Seeds are the random seeds the phase used, by their key
 	// (load_random_seed, request_random_seed): with the configuration,
 	// they reproduce its operations.

@@ -62,7 +62,8 @@ func hdrLine(b *strings.Builder, s Summary, unit string, threads int) {
 //  4. per operation with errors, "OP error_latency " + the HDR line body of
 //     the error latencies, and with open-loop service times, "OP
 //     service_time " + that of the service times;
-//  5. the Counters, "Name = Value";
+//  5. the Counters, "Name = Value", then the Engine figures,
+//     "engine.name = value";
 //  6. the completion line: for a load, LinkBench's (reference §5.8, MD)
 //     "LOAD PHASE COMPLETED. Loaded %d nodes (Expected %d), %d links (%.2f /node), %d counts (%.2f /node). %.1f seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s"
 //     with rates Math.round(rows / seconds); for requests, LinkBench's
@@ -139,6 +140,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, c := range r.Counters {
 		fmt.Fprintf(&b, "%s = %d\n", c.Name, c.Value)
+	}
+	for _, e := range r.Engine {
+		v := strconv.FormatFloat(e.Value, 'f', 4, 64) // a ratio: write_amp, a hit rate
+		if e.Value == math.Trunc(e.Value) && math.Abs(e.Value) < 1e15 {
+			v = strconv.FormatFloat(e.Value, 'f', 0, 64) // bytes, counts
+		}
+		fmt.Fprintf(&b, "engine.%s = %s\n", e.Name, v)
 	}
 	b.WriteString(r.CompletionLine())
 	b.WriteByte('\n')

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // The optional capabilities of a store on a database server (or of any
@@ -165,4 +166,81 @@ type IdleCloser interface {
 	// benchmark calls it before a phase whose workers open sessions of
 	// their own, so that the server holds only theirs.
 	CloseIdle()
+}
+
+// The names of an EngineSnapshot's metrics. A store gives those its
+// engine has; a caller never reads a missing one as 0.
+const (
+	// Counters (EngineSnapshot.Counters): cumulative since the engine
+	// was opened; they never decrease.
+
+	// EngineWALBytes is the bytes written to the write-ahead log.
+	EngineWALBytes = "wal_bytes"
+	// EngineFlushBytes is the bytes of the files flushes wrote
+	// (memtables to sstables).
+	EngineFlushBytes = "flush_bytes"
+	// EngineCompactionBytes is the bytes of the files compactions wrote.
+	EngineCompactionBytes = "compaction_bytes"
+	// EngineIngestBytes is the bytes of the files ingested whole.
+	EngineIngestBytes = "ingest_bytes"
+	// EngineCacheHits and EngineCacheMisses are the block cache's
+	// lookups that found and did not find the block.
+	EngineCacheHits   = "block_cache_hits"
+	EngineCacheMisses = "block_cache_misses"
+	// EngineWriteStalls is the number of write stalls that began, and
+	// EngineWriteStallSeconds the time writes were stalled (the stall in
+	// progress included).
+	EngineWriteStalls       = "write_stalls"
+	EngineWriteStallSeconds = "write_stall_seconds"
+	// EngineFlushes and EngineCompactions count flushes and compactions.
+	EngineFlushes     = "flushes"
+	EngineCompactions = "compactions"
+
+	// Gauges (EngineSnapshot.Gauges): the state at the snapshot's time.
+
+	// EngineReadAmp is the read amplification: the sorted runs a point
+	// read may consult (an LSM's L0 sublevels plus its non-empty levels).
+	EngineReadAmp = "read_amp"
+	// EngineLiveBytes is the bytes of the live data files on disk
+	// (compressed).
+	EngineLiveBytes = "live_bytes"
+	// EngineDiskBytes is the bytes of every file of the database on
+	// disk (live and obsolete data files, log, manifest).
+	EngineDiskBytes = "disk_bytes"
+	// EngineCompactionDebt is the engine's estimate of the bytes
+	// compactions must rewrite to bring the levels to their target
+	// sizes.
+	EngineCompactionDebt = "compaction_debt_bytes"
+	// EngineMemTableBytes is the bytes held by the memtables.
+	EngineMemTableBytes = "memtable_bytes"
+)
+
+// EngineSnapshot is what a storage engine says of itself at one time
+// (EngineMetrics): its counters since it was opened and its state, by the
+// Engine... names (a store may add others). A metric the engine does not
+// give is absent from the maps, never 0.
+type EngineSnapshot struct {
+	// Engine names the engine ("pebble").
+	Engine string
+	// Time is when the snapshot was taken.
+	Time time.Time
+	// Counters are cumulative since the engine was opened (a phase
+	// reports their growth); values never decrease.
+	Counters map[string]float64
+	// Gauges are the state at Time (a phase reports the value at its
+	// end).
+	Gauges map[string]float64
+}
+
+// EngineMetrics is an optional capability of a store on an engine that
+// measures itself (an embedded LSM): the benchmark puts the engine's
+// figures (bytes written by the log, flushes and compactions, read
+// amplification, cache hit rate, size on disk, compaction debt, write
+// stalls) in the phase's report, result files and tables, per interval
+// and for the phase.
+type EngineMetrics interface {
+	// EngineMetrics returns a snapshot of the engine's metrics. Safe to
+	// call at any time while the store is open, concurrently with its
+	// other calls. Errors: the store's (store.ErrClosed after Close).
+	EngineMetrics(ctx context.Context) (EngineSnapshot, error)
 }

@@ -37,11 +37,13 @@ const (
 	CapConnections
 	// CapIdleCloser: the store implements IdleCloser.
 	CapIdleCloser
+	// CapEngineMetrics: the store implements EngineMetrics.
+	CapEngineMetrics
 )
 
 // capNames are the capabilities' names, in bit order.
 var capNames = [...]string{"BulkLinks", "BulkNodes", "Databases", "Checker", "Sessions",
-	"Schema", "Contents", "Counters", "Server", "Connections", "IdleCloser"}
+	"Schema", "Contents", "Counters", "Server", "Connections", "IdleCloser", "EngineMetrics"}
 
 // Has reports whether c includes every capability of x.
 func (c Capability) Has(x Capability) bool { return c&x == x }
@@ -113,6 +115,9 @@ func Capabilities(s Store) Capability {
 	if _, ok := s.(IdleCloser); ok {
 		c |= CapIdleCloser
 	}
+	if _, ok := s.(EngineMetrics); ok {
+		c |= CapEngineMetrics
+	}
 	return c
 }
 
@@ -148,6 +153,10 @@ func AsServerDescriber(s Store) (ServerDescriber, bool) { return as[ServerDescri
 func AsConnectionLimiter(s Store) (ConnectionLimiter, bool) {
 	return as[ConnectionLimiter](s, CapConnections)
 }
+
+// AsEngineMetrics returns s as EngineMetrics when s has
+// CapEngineMetrics.
+func AsEngineMetrics(s Store) (EngineMetrics, bool) { return as[EngineMetrics](s, CapEngineMetrics) }
 
 // AsIdleCloser returns s as an IdleCloser when s has CapIdleCloser.
 func AsIdleCloser(s Store) (IdleCloser, bool) { return as[IdleCloser](s, CapIdleCloser) }
@@ -210,7 +219,8 @@ func (sharedSession) Close() error { return nil }
 // injection) and override only the methods the wrapper changes: the
 // wrapper keeps bulk loads, per-database views, checks, sessions and the
 // server capabilities (schema creation, contents, counters, server
-// description, connection limit, idle connections) of the store it wraps.
+// description, connection limit, idle connections, engine metrics) of the
+// store it wraps.
 //
 // A capability Inner lacks is not reported, and its methods return an
 // error wrapping errors.ErrUnsupported.
@@ -475,3 +485,12 @@ var (
 	_ IdleCloser        = Forward{}
 	_ Capabler          = Forward{}
 )
+
+// EngineMetrics forwards to Inner's EngineMetrics.
+func (f Forward) EngineMetrics(ctx context.Context) (EngineSnapshot, error) {
+	e, ok := AsEngineMetrics(f.Inner)
+	if !ok {
+		return EngineSnapshot{}, unsupported(f.Inner, "EngineMetrics")
+	}
+	return e.EngineMetrics(ctx)
+}

@@ -186,13 +186,17 @@ func (s *serverStore) Connections(context.Context) (store.Connections, error) {
 
 func (s *serverStore) CloseIdle() { s.calls = append(s.calls, "CloseIdle") }
 
+func (s *serverStore) EngineMetrics(context.Context) (store.EngineSnapshot, error) {
+	return store.EngineSnapshot{Engine: "test", Counters: map[string]float64{store.EngineWALBytes: 42}}, nil
+}
+
 // TestForwardServerCapabilities: a wrapper keeps the capabilities of a
 // store on a database server, forwards their calls, and a wrapper of a
 // store without them reports none and answers errors.ErrUnsupported.
 func TestForwardServerCapabilities(t *testing.T) {
 	ctx := context.Background()
 	srv := &serverStore{Store: memstore.New()}
-	caps := store.CapSchema | store.CapContents | store.CapCounters | store.CapServer | store.CapConnections | store.CapIdleCloser
+	caps := store.CapSchema | store.CapContents | store.CapCounters | store.CapServer | store.CapConnections | store.CapIdleCloser | store.CapEngineMetrics
 	if got := store.Capabilities(srv); got != caps {
 		t.Fatalf("serverStore: %v, want %v", got, caps)
 	}
@@ -227,12 +231,16 @@ func TestForwardServerCapabilities(t *testing.T) {
 	if n, err := l.Connections(ctx); err != nil || n.Limit != 10 || n.PerSession != 1 {
 		t.Errorf("Connections through the wrapper: %+v, %v", n, err)
 	}
+	em, _ := store.AsEngineMetrics(w)
+	if m, err := em.EngineMetrics(ctx); err != nil || m.Engine != "test" || m.Counters[store.EngineWALBytes] != 42 {
+		t.Errorf("EngineMetrics through the wrapper: %+v, %v", m, err)
+	}
 	ic, _ := store.AsIdleCloser(w)
 	ic.CloseIdle()
 	if got, want := fmt.Sprint(srv.calls), "[EnsureSchema db1 deferred CreateDeferredIndex db1 CloseIdle]"; got != want {
 		t.Errorf("calls %s, want %s", got, want)
 	}
-	if got, want := caps.String(), "Schema|Contents|Counters|Server|Connections|IdleCloser"; got != want {
+	if got, want := caps.String(), "Schema|Contents|Counters|Server|Connections|IdleCloser|EngineMetrics"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 
@@ -260,6 +268,9 @@ func TestForwardServerCapabilities(t *testing.T) {
 	}
 	if got := f.Counters(); got != nil {
 		t.Errorf("Counters: %v", got)
+	}
+	if _, err := f.EngineMetrics(ctx); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("EngineMetrics: %v", err)
 	}
 	f.CloseIdle() // nothing to close: must not panic
 }

@@ -51,7 +51,7 @@ func TestREADMERunSnippet(t *testing.T) {
 	tool := t.TempDir()
 	var so, se bytes.Buffer
 	args := []string{"-D", "maxid1=20001", "-D", "nlinks_func=const", "-D", "nlinks_default=10", "-D", "requesters=4",
-		"-D", "maxtime=5", "-steps", "2", "-label", "memory", "-results", tool}
+		"-D", "maxtime=5", "-steps", "2", "-label", "memory", "-results", tool, "-store", "memory"}
 	if code := cli.Run(context.Background(), args, &so, &se); code != 0 {
 		t.Fatalf("linkbench %s: exit %d\n%s", strings.Join(args, " "), code, se.String())
 	}

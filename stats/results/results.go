@@ -84,6 +84,9 @@ type File struct {
 	// Host is the host metrics over the measured window; nil when none
 	// were sampled.
 	Host *Host `json:"host,omitempty"`
+	// Engine is the storage engine's own metrics; nil when the store's
+	// engine gives none.
+	Engine *Engine `json:"engine,omitempty"`
 	// Intervals are the phase's intervals (one second each, linkbench.Config.OnInterval), in order.
 	Intervals []Interval `json:"intervals,omitempty"`
 	// Derived holds the tables' columns, computed by Derive.
@@ -224,7 +227,36 @@ type Interval struct {
 	P99Ms map[stats.Op]float64 `json:"p99_ms,omitempty"`
 	// Host is the host metrics over the interval; nil when not sampled.
 	Host *Metrics `json:"host,omitempty"`
+	// Engine is the storage engine's own metrics over the interval (see
+	// Engine.Summary); nil when the store's engine gives none.
+	Engine map[string]float64 `json:"engine,omitempty"`
 }
+
+// Engine is a storage engine's own metrics over a phase (a store with
+// store.EngineMetrics).
+type Engine struct {
+	// Name names the engine ("pebble").
+	Name string `json:"name"`
+	// Summary covers the measured window: the growth of the engine's
+	// counters (bytes written by the WAL, flushes and compactions, cache
+	// hits and misses, write stalls and their seconds), its state at the
+	// end (read amplification, live and disk bytes, compaction debt), and
+	// the ratios derived from them (EngineWriteAmp, EngineCacheHitRate),
+	// by store.EngineSnapshot's names. A metric the engine does not give
+	// is absent, never 0.
+	Summary map[string]float64 `json:"summary"`
+}
+
+// The ratios derived from an engine's counters (Engine.Summary,
+// Interval.Engine), present only when their denominator is not 0.
+const (
+	// EngineWriteAmp is the write amplification: the bytes written to the
+	// WAL, by flushes, compactions and ingestions, over the bytes written
+	// to the WAL and ingested.
+	EngineWriteAmp = "write_amp"
+	// EngineCacheHitRate is the block cache's hits over its lookups, 0..1.
+	EngineCacheHitRate = "block_cache_hit_rate"
+)
 
 // Derived are the columns of the load and query tables (see Derive). For
 // a load, Rate is inserts per second (ips) and the per-operation columns
@@ -256,6 +288,15 @@ type Derived struct {
 	ReadMBPerSec  *float64 `json:"rmb_s,omitempty"`
 	WriteMBPerSec *float64 `json:"wmb_s,omitempty"`
 	CPU           *float64 `json:"cpu,omitempty"`
+	// The storage engine's own figures (File.Engine), missing when it
+	// gives none: WriteAmp (wamp), ReadAmp (ramp, at the end), the block
+	// cache's hit rate (hit, 0..1) and the write stalls (stalls: their
+	// number; stall_s: their seconds).
+	WriteAmp          *float64 `json:"write_amp,omitempty"`
+	ReadAmp           *float64 `json:"read_amp,omitempty"`
+	CacheHitRate      *float64 `json:"cache_hit_rate,omitempty"`
+	WriteStalls       *float64 `json:"write_stalls,omitempty"`
+	WriteStallSeconds *float64 `json:"write_stall_s,omitempty"`
 }
 
 // Headline returns the p99 in milliseconds of a headline op (see
@@ -352,6 +393,19 @@ func (f *File) Derive() {
 		}
 	}
 	f.Derived = Derive(rate, m, p99s)
+	if f.Engine != nil {
+		get := func(name string) *float64 {
+			if v, ok := f.Engine.Summary[name]; ok {
+				return &v
+			}
+			return nil
+		}
+		f.Derived.WriteAmp = get(EngineWriteAmp)
+		f.Derived.ReadAmp = get("read_amp")
+		f.Derived.CacheHitRate = get(EngineCacheHitRate)
+		f.Derived.WriteStalls = get("write_stalls")
+		f.Derived.WriteStallSeconds = get("write_stall_seconds")
+	}
 }
 
 // Phase names a phase's result file: the configuration measured (Label),

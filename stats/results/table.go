@@ -87,11 +87,39 @@ func QueryColumns() []Column {
 	)
 }
 
+// EngineColumns are the columns of a storage engine's own figures
+// (Derived.WriteAmp and the others), which Tables adds to a table when a
+// file of it has them.
+func EngineColumns() []Column {
+	return []Column{
+		col("wamp", 2, func(d Derived) *float64 { return d.WriteAmp }),
+		col("ramp", 0, func(d Derived) *float64 { return d.ReadAmp }),
+		col("hit", 3, func(d Derived) *float64 { return d.CacheHitRate }),
+		col("stalls", 0, func(d Derived) *float64 { return d.WriteStalls }),
+		col("stall_s", 1, func(d Derived) *float64 { return d.WriteStallSeconds }),
+	}
+}
+
 // Tables returns the load table (one row per LOAD file) and the query
-// table (one row per REQUEST file), rows in the files' order.
+// table (one row per REQUEST file), rows in the files' order; a table
+// with a file of an engine that measures itself (File.Engine) has the
+// EngineColumns too.
 func Tables(files []File) (load, query Table) {
 	load = Table{Name: "load", Columns: LoadColumns()}
 	query = Table{Name: "query", Columns: QueryColumns()}
+	var engineLoad, engineQuery bool
+	for i := range files {
+		if files[i].Engine != nil {
+			engineLoad = engineLoad || files[i].Phase != stats.PhaseRequest
+			engineQuery = engineQuery || files[i].Phase == stats.PhaseRequest
+		}
+	}
+	if engineLoad {
+		load.Columns = append(load.Columns, EngineColumns()...)
+	}
+	if engineQuery {
+		query.Columns = append(query.Columns, EngineColumns()...)
+	}
 	for i := range files {
 		f := &files[i]
 		t := &load

@@ -102,5 +102,6 @@
 // figures, with its write amplification and cache hit rate, which are
 // missing (ok false) rather than 0 when the interval has nothing to
 // divide by. With Options.Logger set, Pebble's events (flushes,
-// compactions, stalls) are logged to it.
+// compactions, stalls) are logged to it at slog.LevelDebug, its errors
+// at slog.LevelError.
 package pebblestore

@@ -7,14 +7,16 @@ import (
 )
 
 // slogLogger is a pebble.Logger writing to a *slog.Logger: Infof at
-// LevelInfo, Errorf at LevelError. Fatalf, which Pebble calls on an
+// LevelDebug (Pebble reports every flush, compaction and file at that
+// level: a benchmark's log at LevelInfo would drown in them), Errorf at
+// LevelError. Fatalf, which Pebble calls on an
 // invariant it cannot recover from, logs at LevelError and panics (Pebble's
 // default logger exits the process; a library does not).
 type slogLogger struct{ l *slog.Logger }
 
 // Infof implements pebble.Logger.
 func (s slogLogger) Infof(format string, args ...any) {
-	s.l.Log(context.Background(), slog.LevelInfo, fmt.Sprintf(format, args...), "component", "pebble")
+	s.l.Log(context.Background(), slog.LevelDebug, fmt.Sprintf(format, args...), "component", "pebble")
 }
 
 // Errorf implements pebble.Logger.

@@ -48,7 +48,7 @@ func writeLinks(t *testing.T, s *pebblestore.Store, id1 int64, n int) {
 func TestMetrics(t *testing.T) {
 	ctx := context.Background()
 	var logbuf syncBuffer
-	log := slog.New(slog.NewTextHandler(&logbuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(&logbuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := openTest(t, pebblestore.Options{Sync: pebblestore.SyncOff, MemTableSize: 1 << 20, Logger: log})
 
 	m0, err := s.Metrics()

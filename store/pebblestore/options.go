@@ -102,7 +102,8 @@ type Options struct {
 	OptionsFile string
 
 	// Logger receives Pebble's log (flushes, compactions, write stalls,
-	// background errors) through Pebble's logging event listener; nil
+	// background errors) through Pebble's logging event listener, its
+	// events at slog.LevelDebug and its errors at slog.LevelError; nil
 	// discards it. Not part of the text form.
 	Logger *slog.Logger
 }

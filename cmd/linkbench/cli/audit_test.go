@@ -50,7 +50,7 @@ func TestAudit(t *testing.T) {
 	t.Setenv("LINKBENCH_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
 	args := []string{"-D", "maxid1=2001", "-D", "maxtime=1", "-D", "requesters=2", "-D", "nlinks_func=const", "-D", "nlinks_default=2", "-l", "-r", "-verify"}
-	code, out, stderr := runCLI(t, append([]string{"-audit", "run.audit"}, args...)...)
+	code, out, stderr := runCLI(t, append([]string{"-store", "memory", "-audit", "run.audit"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
 	}

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -15,6 +18,7 @@ import (
 	"github.com/linkbench-go/linkbench/store/discard"
 	"github.com/linkbench-go/linkbench/store/memstore"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
+	"github.com/linkbench-go/linkbench/store/pebblestore"
 	"github.com/linkbench-go/linkbench/store/pgstore"
 )
 
@@ -35,19 +39,29 @@ type builtin struct {
 	server bool
 	// pgFlags: it takes -isolation and -dialect.
 	pgFlags bool
+	// dir: an embedded store in a directory. -dsn names the directory
+	// (kept, so that a load once and request runs later work, and -verify
+	// alone checks it); without -dsn a temporary directory, removed at
+	// the end.
+	dir bool
 	// desc describes a store without options (memory, discard).
 	desc string
 	// options builds its options from the flags and keys, before anything
 	// is opened; its errors are usage errors. nil: none.
 	options func(o *options, cfg *linkbench.Config) error
 	// open opens it with those options and returns the report's
-	// description of it; nil: store.Open(name, "").
-	open func(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, error)
+	// description of it and what to do after closing it (nil: nothing);
+	// nil: store.Open(name, "").
+	open func(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, func() error, error)
 }
 
 // builtins are the stores this tool is built with, in the order its
 // messages list them.
 var builtins = []builtin{
+	{name: pebblestore.Name, dir: true, open: openPebble, options: func(o *options, cfg *linkbench.Config) error {
+		_, err := pebbleOptions(o, cfg)
+		return err
+	}},
 	{name: memstore.Name, desc: "memory (in-process reference store)"},
 	{name: discard.Name, desc: "discard (stores nothing)"},
 	{name: mysqlstore.Name, server: true, open: openMySQL, options: func(o *options, cfg *linkbench.Config) error {
@@ -157,25 +171,25 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 
 // openMySQL opens the MySQL store with the options of mysqlOptions and
 // refuses existing tables of another engine than the engine key's.
-func openMySQL(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, error) {
+func openMySQL(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, func() error, error) {
 	opts, err := mysqlOptions(o, cfg)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	st, err := store.Open(ctx, mysqlstore.Name, "", store.WithDriverOptions(opts))
 	if err != nil {
-		return nil, "", fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, o.conn.Password))
+		return nil, "", nil, fmt.Errorf("mysql store: %s", redact(err.Error(), o.dsn, o.conn.Password))
 	}
 	s := st.(*mysqlstore.Store)
 	if err := checkTableEngines(ctx, s, opts, cfg); err != nil {
 		s.Close()
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	where := mysqlstore.RedactDSN(o.dsn)
 	if o.dsn == "" {
 		where = fmt.Sprintf("%s@%s:%d", opts.User, opts.Host, opts.Port)
 	}
-	return s, fmt.Sprintf("mysql %s engine=%s databases=%s", where, opts.Engine, databasesDesc(cfg)), nil
+	return s, fmt.Sprintf("mysql %s engine=%s databases=%s", where, opts.Engine, databasesDesc(cfg)), nil, nil
 }
 
 // checkTableEngines refuses a run on existing link tables whose engine is
@@ -271,18 +285,18 @@ func pgOptions(o *options, cfg *linkbench.Config) (pgstore.Options, error) {
 }
 
 // openPostgres opens the PostgreSQL store with the options of pgOptions.
-func openPostgres(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, error) {
+func openPostgres(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, func() error, error) {
 	opts, err := pgOptions(o, cfg)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	st, err := store.Open(ctx, pgstore.Name, "", store.WithDriverOptions(opts))
 	if err != nil {
-		return nil, "", fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, o.conn.Password))
+		return nil, "", nil, fmt.Errorf("postgres store: %s", redact(err.Error(), o.dsn, o.conn.Password))
 	}
 	s := st.(*pgstore.Store)
 	return s, fmt.Sprintf("postgres %s dialect=%s isolation=%s schemas=%s", s.DSN(), opts.Dialect,
-		strings.ToLower(strings.ReplaceAll(s.Isolation(), " ", "-")), databasesDesc(cfg)), nil
+		strings.ToLower(strings.ReplaceAll(s.Isolation(), " ", "-")), databasesDesc(cfg)), nil, nil
 }
 
 // portGiven reports whether the port key was written out (in -D or the -c
@@ -309,4 +323,126 @@ func portGiven(o *options) bool {
 		}
 	}
 	return false
+}
+
+// pebbleOptions builds the Pebble store's options from the pebble_* keys
+// (the directory is -dsn's, or a temporary one: Dir is left empty).
+// Errors are usage errors (exit status 2) naming the key and the values
+// it takes.
+func pebbleOptions(o *options, cfg *linkbench.Config) (pebblestore.Options, error) {
+	if d := o.dsn; d != "" && (isPostgresDSN(d) || strings.Contains(d, "@tcp(") || strings.Contains(d, "@unix(") || strings.HasSuffix(d, "@/")) {
+		// A server's DSN given to the default store: a forgotten -store.
+		return pebblestore.Options{}, usageError{fmt.Errorf("-dsn %s: a database server's DSN, but the store is pebble (a directory): add -store mysql or -store postgres", describe(redactedDSN(d)))}
+	}
+	k := cfg.Store.Pebble
+	var text []string
+	for _, kv := range []struct{ key, value string }{
+		{"compression", k.Compression}, {"block_size", k.BlockSize}, {"cache_size", k.CacheSize},
+		{"bloom_bits_per_key", k.BloomBitsPerKey}, {"mem_table_size", k.MemTableSize},
+		{"l0_compaction_threshold", k.L0CompactionThreshold}, {"l0_stop_writes_threshold", k.L0StopWritesThreshold},
+		{"compaction_concurrency", k.CompactionConcurrency}, {"wal_sync", k.WALSync}, {"options_file", k.OptionsFile},
+	} {
+		if v := strings.TrimSpace(kv.value); v != "" {
+			text = append(text, kv.key+"="+strconv.Quote(v))
+		}
+	}
+	opts, err := pebblestore.ParseOptions(strings.Join(text, " "))
+	if err == nil {
+		// The directory is openPebble's: any stands in for the check.
+		opts.Dir = "."
+		err = opts.Validate()
+		opts.Dir = ""
+	}
+	if err != nil {
+		return opts, usageError{pebbleKeyError(err)}
+	}
+	opts.Logger = cfg.Logger
+	return opts, nil
+}
+
+// openPebble opens the Pebble store in -dsn's directory (created if
+// missing, kept), or in a fresh temporary directory removed once the store
+// is closed. A directory another process (or store) has open is refused
+// with a usage error.
+func openPebble(ctx context.Context, o *options, cfg *linkbench.Config) (store.Store, string, func() error, error) {
+	opts, err := pebbleOptions(o, cfg)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	dir, temp := o.dsn, o.dsn == ""
+	if !temp && !o.load {
+		// -r or -verify alone: the database must be there (an empty one
+		// would be created, then refused).
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, "", nil, usageError{fmt.Errorf("-dsn %s: no such directory: load a graph into it first with -store pebble -dsn %s -l", dir, dir)}
+		}
+	}
+	if temp {
+		if dir, err = os.MkdirTemp("", "linkbench-pebble-"); err != nil {
+			return nil, "", nil, fmt.Errorf("pebble store: temporary directory: %w", err)
+		}
+	}
+	removeTemp := func() error {
+		if !temp {
+			return nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("pebble store: remove the temporary directory: %w", err)
+		}
+		return nil
+	}
+	opts.Dir = dir
+	st, err := store.Open(ctx, pebblestore.Name, "", store.WithDriverOptions(opts))
+	if err != nil {
+		_ = removeTemp()
+		if errors.Is(err, pebblestore.ErrLocked) {
+			return nil, "", nil, usageError{fmt.Errorf("-dsn %s: the directory is in use by another linkbench (or Pebble) process; wait for it to end or use another directory", dir)}
+		}
+		var oe *pebblestore.OptionError
+		if errors.As(err, &oe) {
+			return nil, "", nil, usageError{pebbleKeyError(err)}
+		}
+		return nil, "", nil, fmt.Errorf("pebble store: %w", err)
+	}
+	s := st.(*pebblestore.Store)
+	eff := s.Options()
+	desc := fmt.Sprintf("pebble %s compression=%s block_size=%d cache_size=%d wal_sync=%s", dir, eff.Compression, eff.BlockSize, eff.CacheSize, eff.Sync)
+	if temp {
+		desc = fmt.Sprintf("pebble %s (a temporary directory, removed at the end; -dsn DIR keeps the database) compression=%s block_size=%d cache_size=%d wal_sync=%s",
+			dir, eff.Compression, eff.BlockSize, eff.CacheSize, eff.Sync)
+	}
+	return s, desc, removeTemp, nil
+}
+
+// pebbleKeyError turns the Pebble store's option errors into one error
+// naming the first option's pebble_* key, the value and the values it
+// takes.
+func pebbleKeyError(err error) error {
+	var oe *pebblestore.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	key := "pebble_" + oe.Key
+	value := oe.Value
+	if v, uerr := strconv.Unquote(value); uerr == nil {
+		value = v
+	}
+	reason := "must be " + oe.Want
+	if strings.HasPrefix(oe.Want, "not ") || strings.HasPrefix(oe.Want, "out of") {
+		// A malformed value: the key's allowed values say more.
+		reason = "is " + oe.Want
+		for _, k := range linkbench.Keys() {
+			if k.Name == key {
+				reason += "; allowed: " + k.Allowed
+			}
+		}
+	}
+	return &linkbench.ConfigError{Key: key, Value: value, Reason: reason}
+}
+
+// redactedDSN returns a DSN with its password redacted, in the form of
+// the store it is for.
+func redactedDSN(dsn string) string {
+	r, _ := redactDSN(dsn)
+	return r
 }

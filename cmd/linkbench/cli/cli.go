@@ -16,13 +16,14 @@
 // that builds the graph and a request phase that drives LinkBench's
 // operation mix against it, then prints LinkBench's report.
 //
-// With no arguments it runs both phases on the embedded in-memory store
-// with a graph small enough for a laptop (maxid1 = 100001 and 4 requesters
-// for 30 s; about a minute on 2 cores). The flags are those of the Java
+// With no arguments it runs both phases on the embedded Pebble store, in a
+// temporary directory removed at the end (the report names it), with a
+// graph small enough for a laptop (maxid1 = 100001 and 4 requesters for
+// 30 s; about a minute on 2 cores). The flags are those of the Java
 // benchmark:
 //
 //	linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file]
-//	          [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
+//	          [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index]
 //	          [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file]
 //	          [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown]
 //	          [-datadir dir] [-device name] [-server-pid pid]
@@ -36,11 +37,11 @@
 // of them, or -verify, is required, as in LinkBench); -D overrides a key
 // (repeatable, also written glued: -Dmaxid1=20001); -csvstats writes each
 // phase's latency table as CSV; -csvstream writes per-requester interval
-// statistics every displayfreq seconds; -store selects the store (memory,
-// discard, mysql, postgres, or any other store registered with
+// statistics every displayfreq seconds; -store selects the store (pebble,
+// memory, discard, mysql, postgres, or any other store registered with
 // store.Register: a build of this tool with a file that imports a store's
 // package for its init, import _ "example.com/yourstore", has it; default:
-// the linkstore key if it names one, else memory). -keys lists every configuration key (name, default,
+// the linkstore key if it names one, else pebble). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
 //
 // linkbench compare prints the load and query tables of result files (as
@@ -51,6 +52,11 @@
 // of result files overlaid, to a PNG or SVG file (-o). linkbench help
 // prints the usage (-h's, which lists the subcommands too), help compare
 // and help plot theirs, on standard output.
+//
+// The pebble store keeps its database in -dsn's directory (created if
+// missing, kept for later runs; a directory another process has open is
+// refused with exit status 2), or without -dsn in a temporary directory;
+// the pebble_* keys set its engine options.
 //
 // The mysql store connects with -dsn (a go-sql-driver DSN) or LinkBench's
 // host, port, user and password keys, to the databases dbprefix0.. (dbcount
@@ -65,7 +71,8 @@
 // serializable) and -dialect the server's dialect (postgres; cockroachdb
 // and yugabytedb are untested). -verify checks, after the phases, that every count
 // equals the visible links; alone (without -l or -r) it checks an existing
-// database, and is refused on the memory store, which starts empty.
+// database (mysql, postgres, pebble with -dsn), and is refused on the
+// memory store and a temporary Pebble directory, which start empty.
 // Passwords are never printed. -trace writes every store call of the
 // phases, one per line, in the format LinkBench's calls were logged in (so
 // that a run with -D rng=java can be diffed against the Java benchmark's).
@@ -240,8 +247,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(o.defs, "D", "override a configuration key: -D `key=value` (repeatable)")
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
-	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else memory)")
-	fs.StringVar(&o.dsn, "dsn", "", "MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
+	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else pebble in a temporary directory)")
+	fs.StringVar(&o.dsn, "dsn", "", "pebble store: the database's directory (default: a temporary one, removed at the end); MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb or rocksdb) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
 	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")
@@ -276,14 +283,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
 	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the phases ended, so that Prometheus scrapes their final figures (a signal ends the wait)")
-	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store: the memory store starts empty), check that every count equals the visible links and report the node id range")
+	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store or -store pebble -dsn DIR: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
-		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on the in-memory store.")
+		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on Pebble, in a temporary directory removed at the end.")
 		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them (linkbench help compare, linkbench help plot).")
 		fs.PrintDefaults()
 	}
@@ -599,8 +606,11 @@ func (r *runner) check() error {
 	// another package, once it is open, against its capabilities
 	// (openedStore.checkCapabilities).
 	b, builtin := builtinStore(name)
-	if builtin && !b.server && (o.dsn != "" || o.createSchema || o.deferIndex) {
-		return usageError{fmt.Errorf("-dsn, -create-schema and -defer-index need -store %s (the store is %s)", serverStores(), name)}
+	if builtin && !b.server && !b.dir && o.dsn != "" {
+		return usageError{fmt.Errorf("-dsn needs -store %s, or pebble (a directory) (the store is %s)", serverStores(), name)}
+	}
+	if builtin && !b.server && (o.createSchema || o.deferIndex) {
+		return usageError{fmt.Errorf("-create-schema and -defer-index need -store %s (the store is %s)", serverStores(), name)}
 	}
 	if !b.pgFlags && (o.isolation != "" || o.dialect != "") {
 		return usageError{fmt.Errorf("-isolation and -dialect need -store postgres (the store is %s)", name)}
@@ -608,8 +618,11 @@ func (r *runner) check() error {
 	if o.verify && name == "discard" {
 		return usageError{errors.New("-verify: the discard store keeps nothing to verify")}
 	}
-	if o.verify && !o.load && !o.req && builtin && !b.server {
-		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store %s", name, serverStores())}
+	if o.verify && !o.load && !o.req && builtin && !b.server && (!b.dir || o.dsn == "") {
+		if b.dir {
+			return usageError{fmt.Errorf("-verify alone: the %s store without -dsn starts empty in a temporary directory; give the database's directory with -dsn DIR, or add -l (and -r)", name)}
+		}
+		return usageError{fmt.Errorf("-verify alone: the %s store starts empty; add -l (and -r), or use -store %s or -store pebble -dsn DIR", name, serverStores())}
 	}
 	if err := r.checkAudit(); err != nil {
 		return err

@@ -146,8 +146,8 @@ func TestBadInput(t *testing.T) {
 		{"dbid with dbcount", []string{"-D", "dbid=mydb", "-D", "dbcount=2"}, []string{"dbid"}, nil},
 		{"allow_empty_store malformed", []string{"-D", "allow_empty_store=yes"}, []string{"allow_empty_store"}, nil},
 		{"memory_limit_mb < 0", []string{"-D", "memory_limit_mb=-1"}, []string{"memory_limit_mb"}, nil},
-		{"memory store too small", []string{"-D", "maxid1=1000001", "-D", "memory_limit_mb=64"}, []string{"maxid1", "memory_limit_mb"}, nil},
-		{"memory store larger than the machine", []string{"-D", "maxid1=10000000001"}, []string{"maxid1", "memory_limit_mb", "GiB"}, nil},
+		{"memory store too small", []string{"-store", "memory", "-D", "maxid1=1000001", "-D", "memory_limit_mb=64"}, []string{"maxid1", "memory_limit_mb"}, nil},
+		{"memory store larger than the machine", []string{"-store", "memory", "-D", "maxid1=10000000001"}, []string{"maxid1", "memory_limit_mb", "GiB"}, nil},
 		// Configuration files.
 		{"missing config file", []string{"-c", filepath.Join(dir, "nope.properties"), "-l"}, []string{"nope.properties"}, nil},
 		{"config file is a directory", []string{"-c", dir, "-l"}, []string{dir}, nil},
@@ -225,7 +225,7 @@ func checkReport(t *testing.T, out string, wantOutDegree string) {
 func TestMainJobShort(t *testing.T) {
 	t.Setenv("LINKBENCH_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
-	code, out, stderr := runCLI(t, "-D", "maxid1=5001", "-D", "maxtime=2", "-D", "requesters=2")
+	code, out, stderr := runCLI(t, "-store", "memory", "-D", "maxid1=5001", "-D", "maxtime=2", "-D", "requesters=2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -283,7 +283,7 @@ func TestTraceJavaMode(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "calls.trace")
 		// A constant out-degree keeps the trace small (the real one gives an
 		// id1 4.2 million links).
-		code, out, stderr := runCLI(t, "-D", "rng=java", "-D", "nlinks_func=const", "-D", "nlinks_default=3",
+		code, out, stderr := runCLI(t, "-store", "memory", "-D", "rng=java", "-D", "nlinks_func=const", "-D", "nlinks_default=3",
 			"-D", "nlinks_config=0", "-D", "maxid1=2001",
 			"-D", "loaders=1", "-D", "requesters=1", "-D", "requests=300", "-D", "load_random_seed=5",
 			"-D", "request_random_seed=6", "-D", "password=hunter2", "-trace", p)

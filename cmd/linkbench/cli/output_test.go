@@ -17,7 +17,7 @@ import (
 
 // smallRun is a load and request phase of a few seconds on the memory
 // store.
-var smallRun = []string{"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=4",
+var smallRun = []string{"-store", "memory", "-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=4",
 	"-D", "nlinks_config=0", "-D", "requesters=2", "-D", "maxtime=2", "-D", "progressfreq=1"}
 
 // checkComplete checks that dir holds label's load and request result
@@ -231,7 +231,7 @@ func TestSIGHUP(t *testing.T) {
 // intervals' requests add up to the phase's.
 func TestPerSecondIntervals(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0",
+	args := []string{"-store", "memory", "-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0",
 		"-D", "requesters=2", "-D", "maxtime=4", "-D", "progressfreq=10", "-results", dir, "-label", "ps"}
 	if code, out, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)

@@ -15,7 +15,8 @@ func TestMemoryRefusalNamesLargestFactor(t *testing.T) {
 	refused := func(key, value string) []string {
 		return []string{"config: " + key + " = \"" + value + "\" (-D): the memory store needs about", "memory_limit_mb"}
 	}
-	runBadInput(t, []badCase{
+	// The refusal is the memory store's: each case names it.
+	cases := []badCase{
 		{"nlinks_default", []string{"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=1000000000"},
 			append(refused("nlinks_default", "1000000000"), "nlinks_default makes it large"), nil},
 		{"class-based out-degree", []string{"-D", "maxid1=1001", "-D", "nlinks_func=zipf", "-D", "nlinks_shape=0.5",
@@ -30,5 +31,9 @@ func TestMemoryRefusalNamesLargestFactor(t *testing.T) {
 			append(refused("maxid1", "10000000001"), "maxid1 makes it large"), nil},
 		{"nothing above its default", []string{"-D", "maxid1=3000001", "-D", "nlinks_func=const", "-D", "nlinks_default=6",
 			"-D", "memory_limit_mb=100"}, append(refused("maxid1", "3000001"), "lower maxid1"), nil},
-	})
+	}
+	for i := range cases {
+		cases[i].args = append([]string{"-store", "memory"}, cases[i].args...)
+	}
+	runBadInput(t, cases)
 }

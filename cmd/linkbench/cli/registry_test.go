@@ -91,7 +91,7 @@ func TestRegisteredStore(t *testing.T) {
 
 	// An unknown store: exit 2, the registered ones listed, built-in first.
 	code, _, stderr = runCLI(t, "-store", "oracle")
-	if code != 2 || !strings.Contains(stderr, "available: memory, discard, mysql, postgres, clitest") {
+	if code != 2 || !strings.Contains(stderr, "available: pebble, memory, discard, mysql, postgres, clitest") {
 		t.Errorf("unknown store: exit %d, stderr %q", code, stderr)
 	}
 	// -create-schema stays for the SQL stores.

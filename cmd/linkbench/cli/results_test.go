@@ -238,7 +238,7 @@ func checkHDRLogs(t *testing.T, dir string, f results.File) {
 // query table; a sweep alone tags P1, P2.
 func TestStepsAndSweep(t *testing.T) {
 	dir := t.TempDir()
-	graph := []string{"-D", "maxid1=501", "-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=0",
+	graph := []string{"-store", "memory", "-D", "maxid1=501", "-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "nlinks_config=0",
 		"-D", "maxtime=1", "-D", "progressfreq=1", "-results", dir, "-java-percentiles", "-table", "csv"}
 	code, out, stderr := runCLI(t, append(graph, "-l", "-r", "-steps", "2", "-D", "requesters=1,2", "-label", "mem")...)
 	if code != 0 {
@@ -294,7 +294,7 @@ func TestStepsAndSweep(t *testing.T) {
 // anything runs.
 func TestResultFileGuards(t *testing.T) {
 	dir := t.TempDir()
-	graph := []string{"-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=1", "-D", "nlinks_config=0",
+	graph := []string{"-store", "memory", "-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=1", "-D", "nlinks_config=0",
 		"-D", "maxtime=0", "-D", "requests=10", "-results", dir}
 	for _, c := range []struct {
 		args []string

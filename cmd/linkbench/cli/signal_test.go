@@ -68,12 +68,12 @@ func TestSignals(t *testing.T) {
 			dir := t.TempDir()
 			csv := filepath.Join(dir, "stats.csv")
 			var stdout, stderr bytes.Buffer
-			args := []string{"-D", "maxid1=20001", "-D", "maxtime=120", "-D", "nlinks_func=const",
+			args := []string{"-store", "memory", "-D", "maxid1=20001", "-D", "maxtime=120", "-D", "nlinks_func=const",
 				"-D", "nlinks_default=5", "-D", "nlinks_config=1", "-D", "progressfreq=1", "-csvstats", csv}
 			wait := "request progress:"
 			if c.phase == "load" {
 				// A load slowed down to last: one link per id1, many id1s.
-				args = []string{"-D", "maxid1=50000001", "-D", "nlinks_func=const", "-D", "nlinks_default=1",
+				args = []string{"-store", "memory", "-D", "maxid1=50000001", "-D", "nlinks_func=const", "-D", "nlinks_default=1",
 					"-D", "nlinks_config=1", "-D", "progressfreq=1", "-D", "memory_limit_mb=1000000", "-l", "-csvstats", csv}
 				wait = "load progress:"
 			}

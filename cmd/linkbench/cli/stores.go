@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,7 +28,8 @@ func storeNames() string {
 
 // storeName returns the store selected by -store or, without it, by the
 // linkstore key: a name or alias registered with the store package
-// (LinkBench class names accepted); memory by default.
+// (LinkBench class names accepted); pebble (the first built-in store) by
+// default.
 func storeName(o *options, cfg *linkbench.Config) (string, error) {
 	name := o.store
 	key := "-store"
@@ -104,11 +106,15 @@ func isWordByte(c byte) bool {
 func openStore(ctx context.Context, name string, o *options, cfg *linkbench.Config) (*openedStore, error) {
 	if b, ok := builtinStore(name); ok {
 		if b.open != nil {
-			s, desc, err := b.open(ctx, o, cfg)
+			s, desc, after, err := b.open(ctx, o, cfg)
 			if err != nil {
 				return nil, err
 			}
-			return &openedStore{Store: s, name: name, desc: desc, close: func() error { return store.Close(s) }}, nil
+			closeStore := func() error { return store.Close(s) }
+			if after != nil {
+				closeStore = func() error { return errors.Join(store.Close(s), after()) }
+			}
+			return &openedStore{Store: s, name: name, desc: desc, close: closeStore}, nil
 		}
 		s, err := store.Open(ctx, name, "")
 		if err != nil {

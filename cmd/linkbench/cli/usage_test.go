@@ -12,7 +12,7 @@ import (
 func TestVerifyAloneOnMemoryStore(t *testing.T) {
 	short := []string{"-D", "maxid1=1001", "-D", "maxtime=1", "-D", "requesters=1"}
 	runBadInput(t, []badCase{
-		{"-verify", append([]string{"-verify"}, short...), []string{"-verify", "memory store starts empty"}, nil},
+		{"-verify", append([]string{"-verify"}, short...), []string{"-verify", "pebble store without -dsn starts empty", "-dsn DIR"}, nil},
 		{"-verify -store memory", append([]string{"-verify", "-store", "memory"}, short...), []string{"-verify", "memory store starts empty"}, nil},
 		{"-verify with linkstore", append([]string{"-verify", "-D", "linkstore=memory"}, short...), []string{"-verify", "memory store starts empty"}, nil},
 	})

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/linkbench-go/linkbench/stats/results"
+	"github.com/linkbench-go/linkbench/store/pebblestore"
+)
+
+// pebbleGraph is a small graph with a constant out-degree (the built-in
+// model gives a few id1s millions of links on small graphs).
+var pebbleGraph = []string{"-D", "maxid1=5001", "-D", "nlinks_func=const", "-D", "nlinks_default=4", "-D", "nlinks_config=0",
+	"-D", "requesters=2", "-D", "maxtime=1"}
+
+// TestPebbleDefault: without -store the run is on Pebble in a temporary
+// directory, which the report names and which is gone at the end; the
+// engine's own metrics are in the report, the result files and the
+// tables.
+func TestPebbleDefault(t *testing.T) {
+	res := t.TempDir()
+	code, out, stderr := runCLI(t, append(pebbleGraph, "-results", res, "-label", "pebble")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^store: pebble (\S+) \(a temporary directory, removed at the end`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the report does not name the temporary directory:\n%s", out)
+	}
+	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+		t.Errorf("the temporary directory %s is still there (%v)", m[1], err)
+	}
+	for _, want := range []string{"engine.wal_bytes = ", "engine.write_amp = ", "engine.live_bytes = ", "engine.block_cache_hit_rate = ", "wamp", "stall_s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	for _, name := range []string{"pebble.load.json", "pebble.request.json"} {
+		f, err := results.Read(filepath.Join(res, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Store != "pebble" || f.Engine == nil || f.Engine.Name != "pebble" {
+			t.Fatalf("%s: store %q engine %+v", name, f.Store, f.Engine)
+		}
+		if f.Derived.WriteAmp == nil || *f.Derived.WriteAmp < 1 || f.Derived.SizeGB == nil || f.Derived.ReadAmp == nil {
+			t.Errorf("%s: derived %+v", name, f.Derived)
+		}
+		if f.Server == nil || f.Server.Settings["compression"] != "snappy" || f.Server.Settings["wal_sync"] != "on" {
+			t.Errorf("%s: server %+v, want the effective options", name, f.Server)
+		}
+		n := 0
+		for _, iv := range f.Intervals {
+			if _, ok := iv.Engine["wal_bytes"]; ok {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no interval has engine metrics", name)
+		}
+	}
+}
+
+// TestPebbleDirectory: -store pebble -dsn DIR keeps the database: a load
+// once, then a request phase and -verify alone on it; a second load is
+// refused, and so is a directory another store has open (exit 2, one
+// line).
+func TestPebbleDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	base := append([]string{"-store", "pebble", "-dsn", dir, "-D", "pebble_wal_sync=off"}, pebbleGraph...)
+	if code, _, stderr := runCLI(t, append(base, "-l")...); code != 0 {
+		t.Fatalf("-l: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := runCLI(t, append(base, "-r")...)
+	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(out, "store: pebble "+dir+" ") {
+		t.Fatalf("-r: exit %d: %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, append(base, "-verify")...)
+	if code != 0 || !strings.Contains(out, "counts OK") {
+		t.Fatalf("-verify: exit %d: %s\n%s", code, stderr, out)
+	}
+	oneLine := func(what string, code int, out, stderr, want string) {
+		t.Helper()
+		if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and one line naming %q", what, code, out, stderr, want)
+		}
+	}
+	code, out, stderr = runCLI(t, append(base, "-l")...)
+	oneLine("a second load", code, out, stderr, "already holds a graph")
+
+	s, err := pebblestore.Open(t.Context(), pebblestore.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, append(base, "-r")...)
+	oneLine("a directory in use", code, out, stderr, "in use")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr = runCLI(t, "-store", "pebble", "-dsn", filepath.Join(t.TempDir(), "none"), "-r")
+	oneLine("-r on a missing directory", code, out, stderr, "no such directory")
+	code, out, stderr = runCLI(t, "-verify")
+	oneLine("-verify alone on a temporary directory", code, out, stderr, "-dsn")
+	code, out, stderr = runCLI(t, append(base, "-D", "pebble_compression=lz9", "-r")...)
+	oneLine("a bad pebble_compression", code, out, stderr, "pebble_compression")
+	code, out, stderr = runCLI(t, append(base, "-D", "pebble_cache_size=2MiB", "-r")...)
+	oneLine("a cache below the memtables' reservation", code, out, stderr, "pebble_cache_size")
+}
+
+// TestPebbleCompression: two loads of one graph with compression none
+// and zstd give different sizes and write amplifications, as the engine
+// measures them, and each result file records the compression applied.
+func TestPebbleCompression(t *testing.T) {
+	res := t.TempDir()
+	files := map[string]*results.File{}
+	for _, c := range []string{"none", "zstd"} {
+		args := []string{"-l", "-D", "maxid1=10001", "-D", "nlinks_func=const", "-D", "nlinks_default=10", "-D", "nlinks_config=0",
+			"-D", "pebble_wal_sync=off", "-D", "pebble_compression=" + c, "-results", res, "-label", c}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c, code, stderr)
+		}
+		f, err := results.Read(filepath.Join(res, c+".load.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Engine == nil || f.Derived.WriteAmp == nil || f.Derived.SizeGB == nil {
+			t.Fatalf("%s: engine %+v, derived %+v", c, f.Engine, f.Derived)
+		}
+		if f.Server == nil || f.Server.Settings["compression"] != c {
+			t.Errorf("%s: server %+v", c, f.Server)
+		}
+		files[c] = f
+	}
+	none, zstd := files["none"], files["zstd"]
+	if !(zstd.Engine.Summary["live_bytes"] < none.Engine.Summary["live_bytes"]) || !(*zstd.Derived.SizeGB < *none.Derived.SizeGB) {
+		t.Errorf("live bytes none %v zstd %v, size none %v zstd %v: want zstd smaller",
+			none.Engine.Summary["live_bytes"], zstd.Engine.Summary["live_bytes"], *none.Derived.SizeGB, *zstd.Derived.SizeGB)
+	}
+	if *zstd.Derived.WriteAmp == *none.Derived.WriteAmp {
+		t.Errorf("write amplification %v with both compressions", *zstd.Derived.WriteAmp)
+	}
+	t.Logf("none: size %.4f GB write_amp %.3f; zstd: size %.4f GB write_amp %.3f",
+		*none.Derived.SizeGB, *none.Derived.WriteAmp, *zstd.Derived.SizeGB, *zstd.Derived.WriteAmp)
+}
+
+// TestPebbleCrashAudit: with WAL sync on (the default), a benchmark
+// process killed (SIGKILL) in the middle of its request phase loses no
+// acknowledged write: on the reopened directory, -verify finds every
+// count exact and the audit of -audit's log no write lost.
+func TestPebbleCrashAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a child process: skipped with -short")
+	}
+	work := t.TempDir()
+	dir, log := filepath.Join(work, "db"), filepath.Join(work, "run.audit")
+	base := []string{"-store", "pebble", "-dsn", dir, "-D", "maxid1=5001", "-D", "nlinks_func=const",
+		"-D", "nlinks_default=4", "-D", "nlinks_config=0"}
+	if code, _, stderr := runCLI(t, append(base, "-l", "-audit", log)...); code != 0 {
+		t.Fatalf("-l: exit %d: %s", code, stderr)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := child(t, &stdout, &stderr, append(base, "-r", "-audit", log, "-D", "requesters=4", "-D", "maxtime=60",
+		"-D", "progressfreq=1")...)
+	waitFor(t, &stderr, "request progress:")
+	time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the killed run exited normally")
+	}
+	if strings.Contains(stdout.String(), "REQUEST PHASE COMPLETED") {
+		t.Fatal("the request phase ended before the kill")
+	}
+	code, out, errs := runCLI(t, append(base, "-verify", "-audit", log)...)
+	if code != 0 || !strings.Contains(out, "counts OK") {
+		t.Fatalf("-verify -audit after the kill: exit %d: %s\n%s", code, errs, out)
+	}
+	m := auditSummary.FindStringSubmatch(out)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("no summary line with acknowledged writes:\n%s", out)
+	}
+	t.Logf("%s", m[0])
+}
