@@ -363,6 +363,30 @@ func TestServerErrorAtTimeoutIsAnError(t *testing.T) {
 	}
 }
 
+// TestFailedCallWithTimeoutIsAnError: with request_timeout set, a call
+// that fails at once (long before its timeout) is a failed request, not an
+// abandoned one (the call's context was cancelled before it was asked
+// whether it was done: every failure with a timeout counted as abandoned).
+func TestFailedCallWithTimeoutIsAnError(t *testing.T) {
+	cfg := hangingConfig()
+	cfg.RequestTimeout = 10 * time.Second
+	cfg.MaxTime = 500 * time.Millisecond
+	cfg.MaxFailedRequests = -1
+	st := fault.Wrap(discard.New(), fault.Only([]string{"UpdateNode"}, fault.Every(5, fault.Fault{Fail: true})))
+	rep, err := Request(context.Background(), cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, _ := rep.Op(stats.UpdateNode)
+	if un.Errors == 0 || un.Abandoned != 0 || rep.Request.Abandoned != 0 {
+		t.Fatalf("UPDATE_NODE errors %d abandoned %d (phase abandoned %d): want the injected failures as errors, nothing abandoned",
+			un.Errors, un.Abandoned, rep.Request.Abandoned)
+	}
+	if rep.Status != stats.Completed {
+		t.Errorf("status %q detail %q, want a completed phase", rep.Status, rep.Detail)
+	}
+}
+
 // stallingSessions is a store whose sessions do not open until their
 // context ends after the first few (a server whose statement preparation
 // waits for a lock another session holds); slow delays each opening.

@@ -670,11 +670,14 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) {
 		r.notFound++
 	}
 	l.now = r.clk.now() // the one clock read of the request
+	// Abandoned: the call's context was done (its timeout, the phase's
+	// bound) when it returned its error; read before cancelCall, which
+	// makes every call's context done.
+	q.abandoned = q.err != nil && callCtx.Err() != nil && !serverError(q.err)
 	if cancelCall != nil {
 		cancelCall()
 	}
 	q.end = l.now
-	q.abandoned = q.err != nil && callCtx.Err() != nil && !serverError(q.err)
 }
 
 // abandon accounts for request q, abandoned: its call's context was done
