@@ -59,6 +59,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -120,6 +121,10 @@ type Exporter struct {
 	schema     int32
 	maxBuckets int
 	descs      descs
+	// attached counts the Attach calls: a hook of an earlier Attach, still
+	// in the chain of a Config or Plan attached again, only passes the
+	// call on, so that the exporter is fed once.
+	attached atomic.Uint64
 
 	mu       sync.Mutex
 	tables   map[geometry]*bucketTable
@@ -249,7 +254,9 @@ func (e *Exporter) Schema() int32 { return e.schema }
 // linkbench_config_info, plan's label and store name as linkbench_run_info,
 // and st's counters when it has them (store.CounterSource), read at each
 // interval (st may be nil). Call it before the run starts; a later Attach
-// replaces the configuration, label and store.
+// replaces the configuration, label and store, and the hooks of the
+// earlier ones (still in the chain of a Config or Plan attached again)
+// stop feeding the exporter: each interval is counted once.
 func (e *Exporter) Attach(cfg *linkbench.Config, plan *linkbench.Plan, st store.Store) {
 	var kv []stats.KV
 	for _, p := range cfg.Properties() {
@@ -266,9 +273,13 @@ func (e *Exporter) Attach(cfg *linkbench.Config, plan *linkbench.Plan, st store.
 		e.label, e.store = plan.Label, plan.StoreName
 	}
 	e.mu.Unlock()
+	gen := e.attached.Add(1)
+	current := func() bool { return e.attached.Load() == gen }
 	prevInterval := cfg.OnInterval
 	cfg.OnInterval = func(p linkbench.Progress) {
-		e.OnInterval(p)
+		if current() {
+			e.OnInterval(p)
+		}
 		if prevInterval != nil {
 			prevInterval(p)
 		}
@@ -278,14 +289,18 @@ func (e *Exporter) Attach(cfg *linkbench.Config, plan *linkbench.Plan, st store.
 	}
 	before, after := plan.Hooks.BeforePhase, plan.Hooks.AfterPhase
 	plan.Hooks.BeforePhase = func(ctx context.Context, ps linkbench.PhaseSpec) error {
-		_ = e.BeforePhase(ctx, ps)
+		if current() {
+			_ = e.BeforePhase(ctx, ps)
+		}
 		if before != nil {
 			return before(ctx, ps)
 		}
 		return nil
 	}
 	plan.Hooks.AfterPhase = func(ctx context.Context, r linkbench.PhaseResult) error {
-		_ = e.AfterPhase(ctx, r)
+		if current() {
+			_ = e.AfterPhase(ctx, r)
+		}
 		if after != nil {
 			return after(ctx, r)
 		}

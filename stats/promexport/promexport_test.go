@@ -318,3 +318,39 @@ func TestConcurrentScrape(t *testing.T) {
 		t.Errorf("calls %g at the end, want %d", last, 20*5*10)
 	}
 }
+
+// TestAttachAgain: a Config and Plan attached a second time (a second run
+// in the same process with the same Config) feed the exporter once per
+// interval: the first Attach's hooks, still in the chain, only pass the
+// call on (they fed it too, and every interval counted twice).
+func TestAttachAgain(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	exp, err := promexport.New(reg, promexport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond,
+		5 * time.Millisecond, 6 * time.Millisecond, 7 * time.Millisecond, 8 * time.Millisecond, 9 * time.Millisecond, 10 * time.Millisecond}
+	var cfg linkbench.Config
+	var plan linkbench.Plan
+	userCalls := 0
+	cfg.OnInterval = func(linkbench.Progress) { userCalls++ }
+	ctx := context.Background()
+	ps := linkbench.PhaseSpec{Phase: stats.PhaseRequest, Step: 1}
+	for run := 1; run <= 2; run++ {
+		exp.Attach(&cfg, &plan, nil)
+		if err := plan.Hooks.BeforePhase(ctx, ps); err != nil {
+			t.Fatal(err)
+		}
+		cfg.OnInterval(linkbench.Progress{Phase: stats.PhaseRequest, Interval: interval(t, lat), Final: true})
+		if err := plan.Hooks.AfterPhase(ctx, linkbench.PhaseResult{}); err != nil {
+			t.Fatal(err)
+		}
+		if v := testutil.ToFloat64(onlyCollector{exp, "linkbench_calls_total"}); v != float64(10*run) {
+			t.Errorf("run %d: calls_total %g, want %d (each interval once)", run, v, 10*run)
+		}
+		if userCalls != run {
+			t.Errorf("run %d: the user's own OnInterval was called %d times, want %d", run, userCalls, run)
+		}
+	}
+}
