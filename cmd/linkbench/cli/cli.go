@@ -132,6 +132,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -282,7 +283,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
-	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the phases ended, so that Prometheus scrapes their final figures (a signal ends the wait)")
+	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the run printed its tables and -verify, so that Prometheus scrapes the final figures (a signal ends the wait; the exit status stays the run's)")
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store or -store pebble -dsn DIR: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
@@ -508,17 +509,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return r.fail(err)
 	}
 	code, done := r.runPhases(ctx)
-	r.lingerMetrics(ctx)
-	if done {
-		return code
+	if !done {
+		if c, tablesDone := r.writeTables(); tablesDone {
+			code = c
+		} else if o.verify {
+			code = r.runVerifyAudit(ctx)
+		} else {
+			code = 0
+		}
 	}
-	if code, done := r.writeTables(); done {
-		return code
+	if ctx.Err() == nil {
+		// Everything is printed and verified: -metrics-linger keeps the
+		// endpoint up for the final scrapes; a signal now only ends the
+		// wait (the run's exit status stands).
+		stop()
+		r.lingerMetrics()
 	}
-	if o.verify {
-		return r.runVerifyAudit(ctx)
-	}
-	return 0
+	return code
 }
 
 // help is "linkbench help [compare|plot]": the usage of the tool or of a
@@ -1009,10 +1016,13 @@ func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func
 		s, _ := got.Load().(os.Signal)
 		return s
 	}
+	var once sync.Once
 	return ctx, sig, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel(nil)
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(nil)
+		})
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/linkbench-go/linkbench/stats/promexport"
@@ -58,17 +61,22 @@ func (r *runner) listenMetrics() (func(), error) {
 }
 
 // lingerMetrics keeps serving the metrics for -metrics-linger once the
-// phases ended (ctx done, a signal, ends the wait), so that Prometheus
-// scrapes their final figures.
-func (r *runner) lingerMetrics(ctx context.Context) {
+// run printed its reports, tables and -verify, so that Prometheus scrapes
+// their final figures. SIGINT, SIGTERM or SIGHUP ends the wait (called
+// after the run's own signal handling stopped: the exit status stands).
+func (r *runner) lingerMetrics() {
 	if r.metrics == nil || r.o.metricsLinger <= 0 || (!r.o.load && !r.o.req) {
 		return
 	}
-	r.cfg.Logger.Info("phases ended: serving their final metrics", "url", r.metrics.url, "for", r.o.metricsLinger)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(ch)
+	r.cfg.Logger.Info("run ended: serving its final metrics (a signal stops)", "url", r.metrics.url, "for", r.o.metricsLinger)
 	t := time.NewTimer(r.o.metricsLinger)
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-ctx.Done():
+	case s := <-ch:
+		r.cfg.Logger.Info("stopped serving the final metrics", "signal", s.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -307,5 +308,28 @@ func TestOutputToDevice(t *testing.T) {
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "link.trace")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the -trace link was replaced: %v", err)
+	}
+}
+
+// TestSignalDuringMetricsLinger: -metrics-linger waits after the tables
+// and -verify are printed, and a signal then only ends the wait: exit 0,
+// the VERIFY line printed (the wait came before -verify, and the signal
+// cancelled it: exit 130 and no verification).
+func TestSignalDuringMetricsLinger(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	cmd := child(t, &stdout, &stderr, "-store", "memory", "-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=4",
+		"-D", "maxtime=1", "-l", "-r", "-verify", "-metrics-addr", "127.0.0.1:0", "-metrics-linger", "120s")
+	waitFor(t, &stderr, "final metrics")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit %v, want 0; stderr:\n%s", err, stderr.String())
+	}
+	if !regexp.MustCompile(`(?m)^VERIFY .* counts OK$`).MatchString(stdout.String()) {
+		t.Errorf("no VERIFY line before the linger:\n%s", stdout.String())
+	}
+	if strings.Contains(stderr.String(), "partial report") {
+		t.Errorf("the signal during the linger was taken for an interrupted phase:\n%s", stderr.String())
 	}
 }
