@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -311,7 +313,13 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 				head = append(head, stats.KV{Key: "tag", Value: ph.Tag})
 			}
 			rep.Header = append(head, rep.Header...)
-			f, ferr := rec.finish(context.WithoutCancel(ctx), rep, results.Phase{Label: plan.Label, Tag: ph.Tag, Store: storeName, Config: props})
+			phaseProps := props
+			if ph.Phase == stats.PhaseRequest && props["requesters"] != strconv.Itoa(c.Requesters) {
+				// A sweep's phase records its own requesters value.
+				phaseProps = maps.Clone(props)
+				phaseProps["requesters"] = strconv.Itoa(c.Requesters)
+			}
+			f, ferr := rec.finish(context.WithoutCancel(ctx), rep, results.Phase{Label: plan.Label, Tag: ph.Tag, Store: storeName, Config: phaseProps})
 			if ph.Phase == stats.PhaseLoad {
 				f.Threads = c.Loaders
 			}

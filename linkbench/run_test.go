@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,6 +68,10 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: header %v, rate %v", r.Base, r.Report.Header[:2], r.File.Derived.Rate)
 		}
 		if r.Phase == stats.PhaseRequest {
+			if f.Config["requesters"] != strconv.Itoa(r.Requesters) {
+				t.Errorf("%s: the result file's configuration says requesters = %q in a phase of %d (a sweep's point records its own)",
+					r.Base, f.Config["requesters"], r.Requesters)
+			}
 			if f.Threads != r.Requesters || f.Seeds["request_random_seed"] != 42 || len(f.Intervals) == 0 {
 				t.Errorf("%s: threads %d seeds %v intervals %d", r.Base, f.Threads, f.Seeds, len(f.Intervals))
 			}
