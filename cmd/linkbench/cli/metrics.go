@@ -26,6 +26,20 @@ type metricsServer struct {
 	url string
 }
 
+// metricsURL is the URL of the metrics served at addr, one a scraper on
+// this host can use: an unspecified address (":0", "0.0.0.0:9464", "[::]:9464")
+// is named localhost.
+func metricsURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/metrics"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/metrics"
+}
+
 // listenMetrics listens on -metrics-addr and serves its metrics until the
 // function it returns is called; without the flag it does nothing. An
 // address that cannot be listened on is a usage error.
@@ -45,9 +59,11 @@ func (r *runner) listenMetrics() (func(), error) {
 		return nil, usageError{fmt.Errorf("-metrics-addr %q: %w", addr, err)}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	// A few scrapes at once at most: a scrape holds the exporter's lock
+	// while it converts the histograms, which the per-second interval waits for.
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true, MaxRequestsInFlight: 4}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	r.metrics = &metricsServer{exp: exp, srv: srv, url: "http://" + ln.Addr().String() + "/metrics"}
+	r.metrics = &metricsServer{exp: exp, srv: srv, url: metricsURL(ln.Addr())}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintln(r.stderr, "linkbench: -metrics-addr:", err)

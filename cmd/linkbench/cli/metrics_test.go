@@ -146,3 +146,22 @@ func TestMetricsServed(t *testing.T) {
 			last, f.Requests, afterEnd)
 	}
 }
+
+// TestMetricsURL: the URL the log gives for -metrics-addr :0 is one a
+// scraper can use (it was http://[::]:PORT/metrics, a listen address).
+func TestMetricsURL(t *testing.T) {
+	for _, c := range []struct{ addr, want string }{
+		{"[::]:9464", "http://localhost:9464/metrics"},
+		{"0.0.0.0:9464", "http://localhost:9464/metrics"},
+		{"127.0.0.1:9464", "http://127.0.0.1:9464/metrics"},
+		{"[::1]:9464", "http://[::1]:9464/metrics"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", c.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := metricsURL(a); got != c.want {
+			t.Errorf("metricsURL(%s) = %s, want %s", c.addr, got, c.want)
+		}
+	}
+}
