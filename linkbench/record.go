@@ -301,9 +301,10 @@ func (r *phaseRecorder) finish(ctx context.Context, rep *stats.Report, p results
 }
 
 // finishEngine puts the engine's figures over the measured window into
-// the report and the result file: from the latest snapshot taken by the
-// window's start to one taken now (after the host metrics' flush, so that
-// a load's figures count the flush of what it wrote).
+// the report and the result file: from the snapshot taken nearest the
+// window's start (the phase's first, or the interval tick at the end of a
+// warm-up) to one taken now (after the host metrics' flush, so that a
+// load's figures count the flush of what it wrote).
 func (r *phaseRecorder) finishEngine(ctx context.Context, rep *stats.Report, f *results.File) {
 	if len(r.engineSnaps) == 0 {
 		return
@@ -312,9 +313,12 @@ func (r *phaseRecorder) finishEngine(ctx context.Context, rep *stats.Report, f *
 	if !ok {
 		return
 	}
+	// Nearest, not the latest before a slack after it: a load shorter
+	// than the slack took a snapshot of its end as its start (no bytes
+	// written, no write amplification).
 	first := r.engineSnaps[0]
-	for _, s := range r.engineSnaps {
-		if !s.Time.After(rep.Start.Add(100 * time.Millisecond)) {
+	for _, s := range r.engineSnaps[1:] {
+		if absDuration(s.Time.Sub(rep.Start)) < absDuration(first.Time.Sub(rep.Start)) {
 			first = s
 		}
 	}
@@ -324,4 +328,12 @@ func (r *phaseRecorder) finishEngine(ctx context.Context, rep *stats.Report, f *
 	}
 	rep.Engine = engineFigures(m)
 	f.Engine = &results.Engine{Name: last.Engine, Summary: m}
+}
+
+// absDuration returns |d|.
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
