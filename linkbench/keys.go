@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/distributions"
+	"github.com/linkbench-go/linkbench/internal/units"
 	"github.com/linkbench-go/linkbench/stats"
 )
 
@@ -1275,25 +1276,11 @@ func pebbleKeys() []keyDef {
 		}
 		return d
 	}
-	// number parses an integer, with a KiB, MiB or GiB suffix when size.
+	// number parses an integer, with a KiB, MiB or GiB suffix when size
+	// (as the store parses its options).
 	number := func(v string, size bool) (int64, bool) {
-		mult := int64(1)
-		if size {
-			for _, u := range []struct {
-				suffix string
-				mult   int64
-			}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-				if t, ok := strings.CutSuffix(v, u.suffix); ok {
-					v, mult = t, u.mult
-					break
-				}
-			}
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n > math.MaxInt64/mult || n < -math.MaxInt64/mult {
-			return 0, false
-		}
-		return n * mult, true
+		n, err := units.ParseInt(v, size)
+		return n, err == nil
 	}
 	within := func(lo, hi int64, size bool) func(string) bool {
 		return func(v string) bool {

@@ -14,6 +14,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/linkbench-go/linkbench/internal/units"
 )
 
 // Options configure a Store, in the manner of Pebble's own Options: each
@@ -309,7 +311,7 @@ func intField(name, key string, get func(o *Options) *int64, set func(o *Options
 		name: name, key: key,
 		get: func(o *Options) string { return itoaNonZero(*get(o)) },
 		set: func(o *Options, v string) error {
-			n, err := parseInt(v, size)
+			n, err := units.ParseInt(v, size)
 			if err == nil {
 				set(o, n)
 			}
@@ -332,31 +334,6 @@ func itoaNonZero(v int64) string {
 		return ""
 	}
 	return strconv.FormatInt(v, 10)
-}
-
-// parseInt parses a decimal integer, with a KiB, MiB or GiB suffix when
-// size is true.
-func parseInt(s string, size bool) (int64, error) {
-	mult := int64(1)
-	if size {
-		for _, u := range []struct {
-			suffix string
-			mult   int64
-		}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-			if t, ok := strings.CutSuffix(s, u.suffix); ok {
-				s, mult = t, u.mult
-				break
-			}
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, errors.New("not an integer")
-	}
-	if n > 0 && n > (1<<63-1)/mult || n < 0 && n < -(1<<63-1)/mult {
-		return 0, errors.New("out of the int64 range")
-	}
-	return n * mult, nil
 }
 
 // String returns the text form of o: "key=value" pairs separated by
