@@ -424,41 +424,10 @@ func run(args []string, stdout io.Writer) error {
 		}
 		return argv
 	}
-	// The password never goes on a command line (ps shows those): Java
-	// reads it from a private copy of the configuration file, linkbench-go
-	// from MYSQL_PWD.
-	var tools []tool
-	if o.java != "" {
-		javaConfig := o.config
-		if s.cfg.Passwd != "" {
-			if javaConfig, err = privateConfig(tmp, o.config, s.cfg.Passwd); err != nil {
-				return err
-			}
-		}
-		javaDefs := []string{"host=" + s.host, "port=" + s.port, "user=" + s.cfg.User}
-		tools = append(tools, tool{name: "java", argv: func(phase string) []string {
-			return withDefs([]string{o.java, "-c", javaConfig}, javaDefs...)
-		}})
+	tools, err := pairTools(o, s, tmp, lb, withDefs)
+	if err != nil {
+		return err
 	}
-	goDSN := s.cfg.Clone()
-	goDSN.Passwd = ""
-	goBase := []string{lb, "-store", "mysql", "-dsn", goDSN.FormatDSN()}
-	if o.config != "" {
-		goBase = append(goBase, "-c", o.config)
-	}
-	goBase = append(goBase, strings.Fields(o.goArgs)...)
-	var goEnv []string
-	if s.cfg.Passwd != "" {
-		goEnv = append(goEnv, "MYSQL_PWD="+s.cfg.Passwd)
-	}
-	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
-		// LinkBench resolves the config's relative paths (workload_file,
-		// data_file) under its home: the directory holding config/.
-		goEnv = append(goEnv, "LINKBENCH_HOME="+filepath.Dir(filepath.Dir(absPath(o.config))))
-	}
-	tools = append(tools, tool{name: "go", env: goEnv, argv: func(string) []string {
-		return withDefs(append([]string(nil), goBase...), "engine="+o.engine)
-	}})
 
 	results := make([]map[string][2]*measurement, 0, o.pairs) // per pair: tool -> load, request
 	for p := range o.pairs {
@@ -496,6 +465,53 @@ func run(args []string, stdout io.Writer) error {
 		printMedians(stdout, results)
 	}
 	return nil
+}
+
+// pairTools returns the pair's tools: Java's (when -java is given) and
+// linkbench-go's (the binary lb), their argument lists built by withDefs.
+// Both connect with the same credentials, -dsn's: its user and address
+// as arguments, its password never on a command line (ps shows those):
+// when the configuration file is given and -dsn has a password, both
+// tools read a private copy of the file with that password appended, so
+// that it wins over a password the file already holds (today's copy, in
+// tmp, readable by this user only); without a file linkbench-go takes it
+// from MYSQL_PWD.
+func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []string, extra ...string) []string) ([]tool, error) {
+	config := o.config
+	if s.cfg.Passwd != "" && o.config != "" {
+		var err error
+		if config, err = privateConfig(tmp, o.config, s.cfg.Passwd); err != nil {
+			return nil, err
+		}
+	}
+	var tools []tool
+	if o.java != "" {
+		javaConfig := config // with -java, parse gave -config a default
+		javaDefs := []string{"host=" + s.host, "port=" + s.port, "user=" + s.cfg.User}
+		tools = append(tools, tool{name: "java", argv: func(phase string) []string {
+			return withDefs([]string{o.java, "-c", javaConfig}, javaDefs...)
+		}})
+	}
+	goDSN := s.cfg.Clone()
+	goDSN.Passwd = ""
+	goBase := []string{lb, "-store", "mysql", "-dsn", goDSN.FormatDSN()}
+	if config != "" {
+		goBase = append(goBase, "-c", config)
+	}
+	goBase = append(goBase, strings.Fields(o.goArgs)...)
+	var goEnv []string
+	if s.cfg.Passwd != "" {
+		goEnv = append(goEnv, "MYSQL_PWD="+s.cfg.Passwd)
+	}
+	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
+		// LinkBench resolves the config's relative paths (workload_file,
+		// data_file) under its home: the directory holding config/.
+		goEnv = append(goEnv, "LINKBENCH_HOME="+filepath.Dir(filepath.Dir(absPath(o.config))))
+	}
+	tools = append(tools, tool{name: "go", env: goEnv, argv: func(string) []string {
+		return withDefs(append([]string(nil), goBase...), "engine="+o.engine)
+	}})
+	return tools, nil
 }
 
 // privateConfig writes a copy of the configuration file config with the

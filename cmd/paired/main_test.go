@@ -2,7 +2,14 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/linkbench-go/linkbench/internal/properties"
 )
 
 // TestRowsWithoutLoad checks that a pair measured with -skip-load (no load
@@ -74,5 +81,75 @@ func TestPrivateConfig(t *testing.T) {
 	}
 	if got := lastLines("a\n\nb\nc\n\n", 2); got != "b | c" {
 		t.Errorf("lastLines = %q", got)
+	}
+}
+
+// TestPairToolsSameCredentials: with a configuration file holding a
+// password of its own, both tools read the same private copy of the file,
+// whose last password is -dsn's (a .properties file's last value wins, in
+// Java and in linkbench-go), and linkbench-go's -dsn carries none. Before,
+// linkbench-go read the original file and sent its password (1045 from a
+// server that knows -dsn's).
+func TestPairToolsSameCredentials(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "LinkConfigMysql.properties")
+	if err := os.WriteFile(config, []byte("user=fileuser\npassword=filepw\nmaxid1=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysql.ParseDSN("dsnuser:dsnpw@tcp(127.0.0.1:3306)/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cfg: cfg, host: "127.0.0.1", port: "3306"}
+	o := &options{java: filepath.Join(dir, "linkbench-java"), config: config, engine: "innodb"}
+	tmp := t.TempDir()
+	tools, err := pairTools(o, s, tmp, "/bin/linkbench-go", func(argv []string, extra ...string) []string {
+		for _, d := range extra {
+			argv = append(argv, "-D", d)
+		}
+		return argv
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 2 {
+		t.Fatalf("got %d tools, want java and go", len(tools))
+	}
+	configOf := func(argv []string) string {
+		for i, a := range argv {
+			if a == "-c" && i+1 < len(argv) {
+				return argv[i+1]
+			}
+		}
+		t.Fatalf("no -c in %q", argv)
+		return ""
+	}
+	java, goArgv := tools[0].argv("request"), tools[1].argv("request")
+	if jc, gc := configOf(java), configOf(goArgv); jc != gc || filepath.Dir(gc) != tmp {
+		t.Fatalf("java reads %s, go reads %s: want the same private copy in %s", jc, gc, tmp)
+	}
+	f, err := os.Open(configOf(goArgv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	props, err := properties.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]string{}
+	for _, p := range props {
+		last[p.Key] = p.Value
+	}
+	if last["password"] != "dsnpw" {
+		t.Errorf("the tools' configuration gives password %q, want -dsn's", last["password"])
+	}
+	for _, a := range append(java, goArgv...) {
+		if strings.Contains(a, "dsnpw") || strings.Contains(a, "filepw") {
+			t.Errorf("a password on a command line: %q", a)
+		}
+	}
+	if !slices.Contains(java, "user=dsnuser") || !slices.Contains(goArgv, "dsnuser@tcp(127.0.0.1:3306)/") {
+		t.Errorf("both tools must connect as -dsn's user: java %q, go %q", java, goArgv)
 	}
 }
