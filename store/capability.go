@@ -192,6 +192,11 @@ const (
 	// progress included).
 	EngineWriteStalls       = "write_stalls"
 	EngineWriteStallSeconds = "write_stall_seconds"
+	// EngineWALFsyncs is the number of fsyncs of the write-ahead log, and
+	// EngineWALFsyncSeconds their total time (a commit that syncs waits
+	// for one; concurrent commits share one).
+	EngineWALFsyncs       = "wal_fsyncs"
+	EngineWALFsyncSeconds = "wal_fsync_seconds"
 	// EngineFlushes and EngineCompactions count flushes and compactions.
 	EngineFlushes     = "flushes"
 	EngineCompactions = "compactions"

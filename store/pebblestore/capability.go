@@ -133,7 +133,7 @@ func (s *Store) EngineMetrics(ctx context.Context) (store.EngineSnapshot, error)
 	if err != nil {
 		return store.EngineSnapshot{}, err
 	}
-	return store.EngineSnapshot{
+	snap := store.EngineSnapshot{
 		Engine: "pebble",
 		Time:   m.Time,
 		Counters: map[string]float64{
@@ -155,7 +155,12 @@ func (s *Store) EngineMetrics(ctx context.Context) (store.EngineSnapshot, error)
 			store.EngineCompactionDebt: float64(m.CompactionDebt),
 			store.EngineMemTableBytes:  float64(m.MemTableSize),
 		},
-	}, nil
+	}
+	if m.HasWALFsyncs {
+		snap.Counters[store.EngineWALFsyncs] = float64(m.WALFsyncs)
+		snap.Counters[store.EngineWALFsyncSeconds] = m.WALFsyncTime.Seconds()
+	}
+	return snap, nil
 }
 
 var (

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Metrics is a snapshot of the engine's counters (Store.Metrics): the
@@ -52,6 +54,15 @@ type Metrics struct {
 	// WriteStallTime is the time writes were stalled, the stall in
 	// progress included.
 	WriteStallTime time.Duration
+	// WALFsyncs is the number of fsyncs of the WAL and WALFsyncTime
+	// their total duration (Pebble's LogWriter.FsyncLatency histogram:
+	// its sample count and sum). With SyncOn a commit waits for one of
+	// them; concurrent commits share one (group commit), so commits per
+	// fsync says how many writers the log carries at once. ok
+	// (HasWALFsyncs) is false when Pebble gives no histogram.
+	WALFsyncs    int64
+	WALFsyncTime time.Duration
+	HasWALFsyncs bool
 
 	// State at the time of the snapshot.
 
@@ -129,6 +140,8 @@ type Interval struct {
 	BlockCacheHits, BlockCacheMisses         int64
 	WriteStalls                              int64
 	WriteStallTime                           time.Duration
+	WALFsyncs                                int64
+	WALFsyncTime                             time.Duration
 
 	// WriteAmp is the interval's write amplification (see
 	// Metrics.WriteAmp); HasWriteAmp is false when nothing was written.
@@ -154,7 +167,8 @@ func Diff(a, b Metrics) Interval {
 		b.CompactionReadBytes < a.CompactionReadBytes ||
 		b.Flushes < a.Flushes || b.Compactions < a.Compactions ||
 		b.BlockCacheHits < a.BlockCacheHits || b.BlockCacheMisses < a.BlockCacheMisses ||
-		b.WriteStalls < a.WriteStalls || b.WriteStallTime < a.WriteStallTime {
+		b.WriteStalls < a.WriteStalls || b.WriteStallTime < a.WriteStallTime ||
+		b.WALFsyncs < a.WALFsyncs || b.WALFsyncTime < a.WALFsyncTime {
 		return Interval{Start: a.Time, End: b.Time, Seconds: iv.Seconds, Last: b}
 	}
 	iv.OK = true
@@ -170,6 +184,8 @@ func Diff(a, b Metrics) Interval {
 	iv.BlockCacheMisses = b.BlockCacheMisses - a.BlockCacheMisses
 	iv.WriteStalls = b.WriteStalls - a.WriteStalls
 	iv.WriteStallTime = b.WriteStallTime - a.WriteStallTime
+	iv.WALFsyncs = b.WALFsyncs - a.WALFsyncs
+	iv.WALFsyncTime = b.WALFsyncTime - a.WALFsyncTime
 	iv.WriteAmp, iv.HasWriteAmp = writeAmp(iv.WALBytesWritten, iv.IngestBytes, iv.FlushBytes, iv.CompactionBytes)
 	iv.HitRate, iv.HasHitRate = hitRate(iv.BlockCacheHits, iv.BlockCacheMisses)
 	return iv
@@ -208,7 +224,21 @@ func snapshot(now time.Time, m *pebble.Metrics, stalls *stallCounter) Metrics {
 		BlockCacheSize:      m.BlockCache.Size,
 	}
 	out.WriteStalls, out.WriteStallTime, out.WriteStalled = stalls.load()
+	out.WALFsyncs, out.WALFsyncTime, out.HasWALFsyncs = fsyncs(m.LogWriter.FsyncLatency)
 	return out
+}
+
+// fsyncs reads the count and the sum of Pebble's WAL fsync latency
+// histogram (recorded in nanoseconds); ok is false without one.
+func fsyncs(h prometheus.Histogram) (n int64, total time.Duration, ok bool) {
+	if h == nil {
+		return 0, 0, false
+	}
+	var m dto.Metric
+	if err := h.Write(&m); err != nil || m.Histogram == nil {
+		return 0, 0, false
+	}
+	return int64(m.Histogram.GetSampleCount()), time.Duration(m.Histogram.GetSampleSum()), true
 }
 
 // stallCounter counts write stalls and their time from Pebble's

@@ -134,3 +134,46 @@ func TestDiffStallTime(t *testing.T) {
 		t.Errorf("Diff = %+v", iv)
 	}
 }
+
+// TestWALFsyncs: with SyncOn every commit of one writer waits for an fsync
+// of the WAL, so n sequential writes make at least n of them; with
+// SyncOff they make fewer. The count and time reach the engine snapshot.
+func TestWALFsyncs(t *testing.T) {
+	const n = 40
+	count := func(sync pebblestore.SyncMode) pebblestore.Interval {
+		s := openTest(t, pebblestore.Options{Sync: sync})
+		m0, err := s.Metrics()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m0.HasWALFsyncs {
+			t.Fatal("no WAL fsync histogram from Pebble")
+		}
+		writeLinks(t, s, 1, n)
+		m1, err := s.Metrics()
+		if err != nil {
+			t.Fatal(err)
+		}
+		iv := pebblestore.Diff(m0, m1)
+		if !iv.OK {
+			t.Fatalf("Diff not OK: %+v", iv)
+		}
+		snap, err := s.EngineMetrics(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := snap.Counters[store.EngineWALFsyncs]; !ok || got < float64(m1.WALFsyncs) {
+			t.Errorf("snapshot's %s = %v, below the metrics' %d", store.EngineWALFsyncs, got, m1.WALFsyncs)
+		}
+		return iv
+	}
+	on := count(pebblestore.SyncOn)
+	if on.WALFsyncs < n || on.WALFsyncTime <= 0 {
+		t.Errorf("sync on: %d writes made %d fsyncs (%v), want at least %d and a time", n, on.WALFsyncs, on.WALFsyncTime, n)
+	}
+	off := count(pebblestore.SyncOff)
+	if off.WALFsyncs >= n {
+		t.Errorf("sync off: %d writes made %d fsyncs, want fewer than %d", n, off.WALFsyncs, n)
+	}
+	t.Logf("%d writes: sync on %d fsyncs in %v, sync off %d", n, on.WALFsyncs, on.WALFsyncTime, off.WALFsyncs)
+}
