@@ -86,8 +86,11 @@ func TestRun(t *testing.T) {
 	if strings.Contains(text, "DELETE_NODE") {
 		t.Error("DELETE_NODE in the report of a mix without it")
 	}
-	if got := strings.Count(errb.String(), "loadtool: progress "); got < 3 {
-		t.Errorf("%d progress lines, want at least 3:\n%s", got, errb.String())
+	// At least one progress line of the request phase (every 300 ms of a
+	// 1.5 s phase: about five, but a loaded machine may start the phase
+	// late; "at least 3" failed so at load average 15).
+	if got := strings.Count(errb.String(), "loadtool: progress "); got < 1 {
+		t.Errorf("no progress line of the request phase:\n%s", errb.String())
 	}
 }
 
