@@ -161,8 +161,8 @@ const (
 	// Spider is MariaDB's sharding engine (package mariadb-plugin-spider,
 	// loaded on the server the store connects to, the head): CreateSchema
 	// creates InnoDB tables on each of Options.SpiderDataNodes and SPIDER
-	// tables on the head, partitioned by KEY(id1) (links, counts) and
-	// KEY(id) (nodes), a partition per data node (see CreateSchema).
+	// tables on the head, partitioned by HASH(id1) (links) and HASH(id)
+	// (counts, nodes), a partition per data node (see CreateSchema).
 	Spider Engine = "SPIDER"
 )
 
@@ -407,8 +407,8 @@ type shared struct {
 	db   *sql.DB // DDL, checks and DB(); the operations run on sessions
 	log  *slog.Logger
 	cfg  *mysql.Config // the driver's configuration (Spider data nodes reuse its user and password)
-	net  string // the driver's network ("tcp", "unix", ...) and address,
-	addr string // to tell whether the server is on this host
+	net  string        // the driver's network ("tcp", "unix", ...) and address,
+	addr string        // to tell whether the server is on this host
 
 	// The sessions' connectors: reads with CLIENT_FOUND_ROWS, writes with
 	// autocommit off; initSQL runs on each new connection.

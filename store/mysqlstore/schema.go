@@ -50,7 +50,7 @@ type SchemaOptions struct {
 //     schema, without its two unused columns id1_type and id2_type).
 //   - SPIDER (the server is a Spider head): the InnoDB schema in database
 //     db of each of Options.SpiderDataNodes, and on the head SPIDER tables
-//     partitioned by KEY(id1) (links) and KEY(id) (counts, nodes), a
+//     partitioned by HASH(id1) (links) and HASH(id) (counts, nodes), a
 //     partition per data node, so that a link and its count row live on
 //     one node (see docs/spider.md). DeferSecondaryIndex is refused.
 //
