@@ -10,7 +10,10 @@
 // beside them sees the restart; they take that server one at a time (a
 // file lock), since packages' tests run in parallel. The PostgreSQL tests
 // read a URL from $LINKBENCH_TEST_PG_DSN (`eval "$(bash .ci/postgres.sh
-// start)"` sets it).
+// start)"` sets it). The Spider tests read the head's DSN and the data
+// nodes from $LINKBENCH_TEST_SPIDER_DSN, $LINKBENCH_TEST_SPIDER_DATA_NODES and
+// $LINKBENCH_TEST_SPIDER_DATA_DSNS (`eval "$(bash .ci/spider.sh start)"`
+// sets them; see Spider).
 //
 // Without its variables a test is skipped, except in CI ($LINKBENCH_CI=1,
 // which .ci/run exports), where it fails: CI starts its servers, and a test

@@ -95,16 +95,27 @@ func TestSpiderEndToEnd(t *testing.T) {
 	for _, table := range []string{"linktable", "counttable", "nodetable"} {
 		total := queryInt(t, headDB, "SELECT COUNT(*) FROM `"+db+"`.`"+table+"`")
 		var sum int64
+		ns := make([]int64, len(data))
 		for i, d := range data {
-			n := queryInt(t, d, "SELECT COUNT(*) FROM `"+db+"`.`"+table+"`")
-			if n == 0 {
+			ns[i] = queryInt(t, d, "SELECT COUNT(*) FROM `"+db+"`.`"+table+"`")
+			if ns[i] == 0 {
 				t.Errorf("%s: no rows on data node %d (%s)", table, i, nodes[i])
 			}
-			sum += n
-			t.Logf("%s: %d rows on data node %d", table, n, i)
+			sum += ns[i]
+			t.Logf("%s: %d rows on data node %d", table, ns[i], i)
 		}
 		if sum != total || total == 0 {
 			t.Errorf("%s: %d rows through the head, %d on the data nodes", table, total, sum)
+		}
+		// HASH placement alternates consecutive ids between the nodes:
+		// counts (2 per id1) and nodes split within a few percent of
+		// even (KEY partitioning put 29 % of the nodes on one of two).
+		if table != "linktable" {
+			for i, n := range ns {
+				if share := float64(n) / float64(max(sum, 1)); share < 0.8/float64(len(ns)) {
+					t.Errorf("%s: data node %d holds %.0f%% of the rows, want about %.0f%%", table, i, 100*share, 100/float64(len(ns)))
+				}
+			}
 		}
 	}
 	for i, d := range data {
