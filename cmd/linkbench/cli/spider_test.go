@@ -88,6 +88,16 @@ func TestSpiderEndToEnd(t *testing.T) {
 		t.Fatalf("TableEngine = %q, %v; want SPIDER", e, err)
 	}
 	headDB := openDataNode(t, head)
+	// Node ids are counted on the head: Spider's default auto_increment_mode
+	// 0 locks the largest id row of every data node for each AddNode
+	// (ADD_NODE stalled for seconds under 4 requesters).
+	var comment string
+	if err := headDB.QueryRow("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'nodetable'", db).Scan(&comment); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(comment, `auto_increment_mode "1"`) {
+		t.Errorf("the head's node table comment %q does not set auto_increment_mode \"1\"", comment)
+	}
 	data := make([]*sql.DB, len(dataDSNs))
 	for i, d := range dataDSNs {
 		data[i] = openDataNode(t, d)
