@@ -149,7 +149,11 @@ type StoreConfig struct {
 	LinkTable  string // linktable
 	CountTable string // counttable
 	NodeTable  string // nodetable
-	Engine     string // engine: the MySQL storage engine, innodb, rocksdb or myrocks (any case)
+	Engine     string // engine: the MySQL storage engine, innodb, rocksdb, myrocks or spider (any case)
+	// SpiderDataNodes is spider_data_nodes (a linkbench-go key): with
+	// engine=spider, the data nodes ("host:port,host:port") the schema is
+	// sharded over; SpiderDataNodeList splits it.
+	SpiderDataNodes string
 	// CheckCount is check_count. LinkBench's stores compare, after every
 	// link write, the count row with the links they count; linkbench-go's
 	// stores keep counts exact in each write's own transaction, and
@@ -578,4 +582,16 @@ func (c *Config) Properties() []Property {
 		}
 	}
 	return p
+}
+
+// SpiderDataNodeList returns the spider_data_nodes key's entries, trimmed,
+// without empty ones: nil when the key is empty.
+func (c *Config) SpiderDataNodeList() []string {
+	var out []string
+	for _, a := range strings.Split(c.Store.SpiderDataNodes, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -1080,14 +1080,30 @@ func buildKeyTable() []keyDef {
 		stringKey("linktable", func(c *Config) *string { return &c.Store.LinkTable }, "a table name", "link table").dflt("linktable").omitZero(""),
 		stringKey("counttable", func(c *Config) *string { return &c.Store.CountTable }, "a table name", "count table").dflt("counttable").omitZero(""),
 		stringKey("nodetable", func(c *Config) *string { return &c.Store.NodeTable }, "a table name", "node table").dflt("nodetable").omitZero(""),
-		stringKey("engine", func(c *Config) *string { return &c.Store.Engine }, "innodb, rocksdb, myrocks (any case); empty: innodb",
-			"MySQL storage engine").dflt("innodb").omitZero("").
+		stringKey("engine", func(c *Config) *string { return &c.Store.Engine }, "innodb, rocksdb, myrocks, spider (any case); empty: innodb",
+			"MySQL storage engine (spider: the server is a Spider head; -create-schema shards the tables over spider_data_nodes)").dflt("innodb").omitZero("").
 			rule("", func(c *Config) string {
 				switch strings.ToLower(c.Store.Engine) {
-				case "", "innodb", "rocksdb", "myrocks": // as mysqlstore.ParseEngine
+				case "", "innodb", "rocksdb", "myrocks", "spider": // as mysqlstore.ParseEngine
 					return ""
 				}
-				return "must be innodb, rocksdb or myrocks"
+				return "must be innodb, rocksdb, myrocks or spider"
+			}),
+		stringKey("spider_data_nodes", func(c *Config) *string { return &c.Store.SpiderDataNodes },
+			"comma-separated host:port (port 1..65535), or empty",
+			"engine=spider: the data nodes -create-schema creates the tables on (with the head's user and password), a head partition each, in this order").
+			dflt("").omitZero("").
+			rule("", func(c *Config) string {
+				for _, a := range c.SpiderDataNodeList() {
+					i := strings.LastIndexByte(a, ':')
+					if i <= 0 {
+						return fmt.Sprintf("entry %q: want host:port", a)
+					}
+					if p, err := strconv.Atoi(a[i+1:]); err != nil || p < 1 || p > 65535 {
+						return fmt.Sprintf("entry %q: port must be 1..65535", a)
+					}
+				}
+				return ""
 			}),
 		boolKey("check_count", func(c *Config) *bool { return &c.Store.CheckCount },
 			"LinkBench's count check after every write: refused, the stores keep counts exact in each write's transaction (check them after a run with -verify, linkbench.Verify)").

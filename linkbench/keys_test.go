@@ -63,7 +63,7 @@ var keySamples = map[string]string{
 	"maxsamples": "5", "hdr_histogram_accuracy": "2", "hdr_histogram_max_latency": "5000", "debuglevel": "DEBUG",
 
 	"linkstore": "mysql", "nodestore": "mysql", "dbid": "one",
-	"linktable": "lt", "counttable": "ct", "nodetable": "nt", "engine": "myrocks", "check_count": "true",
+	"linktable": "lt", "counttable": "ct", "nodetable": "nt", "engine": "myrocks", "spider_data_nodes": "127.0.0.1:4508,127.0.0.1:4509", "check_count": "true",
 	"mysql_disable_binlog_load": "true", "memory_limit_mb": "64",
 	"pebble_compression": "zstd", "pebble_block_size": "8KiB", "pebble_cache_size": "1GiB", "pebble_bloom_bits_per_key": "-1",
 	"pebble_mem_table_size": "32MiB", "pebble_l0_compaction_threshold": "2", "pebble_l0_stop_writes_threshold": "20",

@@ -10,7 +10,10 @@
 // beside them sees the restart; they take that server one at a time (a
 // file lock), since packages' tests run in parallel. The PostgreSQL tests
 // read a URL from $LINKBENCH_TEST_PG_DSN (`eval "$(bash .ci/postgres.sh
-// start)"` sets it).
+// start)"` sets it). The Spider tests read the head's DSN and the data
+// nodes from $LINKBENCH_TEST_SPIDER_DSN, $LINKBENCH_TEST_SPIDER_DATA_NODES and
+// $LINKBENCH_TEST_SPIDER_DATA_DSNS (`eval "$(bash .ci/spider.sh start)"`
+// sets them; see Spider).
 //
 // Without its variables a test is skipped, except in CI ($LINKBENCH_CI=1,
 // which .ci/run exports), where it fails: CI starts its servers, and a test
@@ -22,6 +25,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +36,12 @@ const (
 	EnvRestartDSN = "LINKBENCH_TEST_MYSQL_RESTART_DSN"
 	EnvRestartCmd = "LINKBENCH_TEST_MYSQL_RESTART_CMD"
 	EnvPGDSN      = "LINKBENCH_TEST_PG_DSN"
+	// The Spider set-up of .ci/spider.sh: the head's DSN, the data nodes
+	// as the spider_data_nodes key takes them (host:port,...), and the
+	// data nodes' DSNs (comma-separated, same order).
+	EnvSpiderDSN       = "LINKBENCH_TEST_SPIDER_DSN"
+	EnvSpiderDataNodes = "LINKBENCH_TEST_SPIDER_DATA_NODES"
+	EnvSpiderDataDSNs  = "LINKBENCH_TEST_SPIDER_DATA_DSNS"
 )
 
 // CI reports whether the tests run in CI ($LINKBENCH_CI=1).
@@ -95,4 +105,26 @@ func RestartableMySQL(tb testing.TB) (dsn, restartCmd string) {
 	}
 	tb.Cleanup(unlock)
 	return dsn, restartCmd
+}
+
+// Spider returns the Spider set-up of the Spider tests: the head's DSN,
+// the data nodes' addresses (host:port, as the spider_data_nodes key takes
+// them) and their DSNs, in the same order; or skips (fails in CI) the test
+// when $LINKBENCH_TEST_SPIDER_DSN, $LINKBENCH_TEST_SPIDER_DATA_NODES or
+// $LINKBENCH_TEST_SPIDER_DATA_DSNS is not set, or the two lists differ in
+// length.
+func Spider(tb testing.TB) (head string, nodes, dataDSNs []string) {
+	tb.Helper()
+	head = os.Getenv(EnvSpiderDSN)
+	n, d := os.Getenv(EnvSpiderDataNodes), os.Getenv(EnvSpiderDataDSNs)
+	if head == "" || n == "" || d == "" {
+		Unavailable(tb, "Spider tests need a Spider head and its data nodes: set "+EnvSpiderDSN+", "+
+			EnvSpiderDataNodes+" and "+EnvSpiderDataDSNs+", e.g. `eval \"$(bash .ci/spider.sh start)\"` "+
+			"(a head with the Spider engine and two InnoDB data nodes on loopback; `bash .ci/spider.sh stop` ends them)")
+	}
+	nodes, dataDSNs = strings.Split(n, ","), strings.Split(d, ",")
+	if len(nodes) != len(dataDSNs) {
+		tb.Fatalf("%s has %d entries, %s %d: want one DSN per data node", EnvSpiderDataNodes, len(nodes), EnvSpiderDataDSNs, len(dataDSNs))
+	}
+	return head, nodes, dataDSNs
 }

@@ -158,18 +158,26 @@ const (
 	// mariadb-plugin-rocksdb package, or Facebook's MySQL): binary
 	// collation and column families per index (reference §3.1 notes).
 	RocksDB Engine = "ROCKSDB"
+	// Spider is MariaDB's sharding engine (package mariadb-plugin-spider,
+	// loaded on the server the store connects to, the head): CreateSchema
+	// creates InnoDB tables on each of Options.SpiderDataNodes and SPIDER
+	// tables on the head, partitioned by HASH(id1) (links) and HASH(id)
+	// (counts, nodes), a partition per data node (see CreateSchema).
+	Spider Engine = "SPIDER"
 )
 
 // ParseEngine returns the Engine named s, case-insensitively: "innodb",
-// or "rocksdb" / "myrocks". Any other name is an error.
+// "rocksdb" / "myrocks", or "spider". Any other name is an error.
 func ParseEngine(s string) (Engine, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "innodb":
 		return InnoDB, nil
 	case "rocksdb", "myrocks":
 		return RocksDB, nil
+	case "spider":
+		return Spider, nil
 	}
-	return "", fmt.Errorf("mysqlstore: unknown engine %q (want InnoDB or RocksDB)", s)
+	return "", fmt.Errorf("mysqlstore: unknown engine %q (want InnoDB, RocksDB or Spider)", s)
 }
 
 // Defaults of Options.
@@ -244,6 +252,12 @@ type Options struct {
 	// Engine is the storage engine CreateSchema uses when its
 	// SchemaOptions do not name one (default InnoDB).
 	Engine Engine
+	// SpiderDataNodes are the data nodes ("host:port", TCP) of a Spider
+	// schema (Engine Spider): CreateSchema creates the tables on each,
+	// reached with the head's user and password, and on the head a
+	// SPIDER partition per node, in this order. DropSchema drops them
+	// there too. Other engines ignore it.
+	SpiderDataNodes []string
 	// Isolation, when not empty, is set on every connection with
 	// SET SESSION TRANSACTION ISOLATION LEVEL: "READ COMMITTED",
 	// "REPEATABLE READ", "READ UNCOMMITTED" or "SERIALIZABLE". Empty keeps
@@ -324,8 +338,13 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("mysqlstore: Options.BulkInsertCount %d too large (a statement holds at most 65535 parameters)", o.BulkInsertCount)
 	case o.MaxStatementBytes < 1:
 		return o, fmt.Errorf("mysqlstore: Options.MaxStatementBytes %d < 1", o.MaxStatementBytes)
-	case o.Engine != InnoDB && o.Engine != RocksDB:
-		return o, fmt.Errorf("mysqlstore: Options.Engine %q: want InnoDB or ROCKSDB", o.Engine)
+	case o.Engine != InnoDB && o.Engine != RocksDB && o.Engine != Spider:
+		return o, fmt.Errorf("mysqlstore: Options.Engine %q: want InnoDB, ROCKSDB or SPIDER", o.Engine)
+	}
+	for _, a := range o.SpiderDataNodes {
+		if err := checkDataNode(a); err != nil {
+			return o, fmt.Errorf("mysqlstore: Options.SpiderDataNodes: %w", err)
+		}
 	}
 	switch strings.ToUpper(o.Isolation) {
 	case "", "READ COMMITTED", "REPEATABLE READ", "READ UNCOMMITTED", "SERIALIZABLE":
@@ -387,8 +406,9 @@ type shared struct {
 	opts Options
 	db   *sql.DB // DDL, checks and DB(); the operations run on sessions
 	log  *slog.Logger
-	net  string // the driver's network ("tcp", "unix", ...) and address,
-	addr string // to tell whether the server is on this host
+	cfg  *mysql.Config // the driver's configuration (Spider data nodes reuse its user and password)
+	net  string        // the driver's network ("tcp", "unix", ...) and address,
+	addr string        // to tell whether the server is on this host
 
 	// The sessions' connectors: reads with CLIENT_FOUND_ROWS, writes with
 	// autocommit off; initSQL runs on each new connection.
@@ -422,7 +442,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
-	c := &shared{opts: o, log: o.Logger, net: cfg.Net, addr: cfg.Addr}
+	c := &shared{opts: o, log: o.Logger, net: cfg.Net, addr: cfg.Addr, cfg: cfg.Clone()}
 	c.eng = sqlstore.NewEngine(&o, &dialect, red, o.inject, func(name string) store.Store { return c.newView(name) })
 	if o.Isolation != "" {
 		c.initSQL = []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}

@@ -48,6 +48,11 @@ type SchemaOptions struct {
 //     and id1_type in the reverse-ordered column family
 //     rev:cf_link_id1_type (after the MyRocks documentation's LinkBench
 //     schema, without its two unused columns id1_type and id2_type).
+//   - SPIDER (the server is a Spider head): the InnoDB schema in database
+//     db of each of Options.SpiderDataNodes, and on the head SPIDER tables
+//     partitioned by HASH(id1) (links) and HASH(id) (counts, nodes), a
+//     partition per data node, so that a link and its count row live on
+//     one node (see docs/spider.md). DeferSecondaryIndex is refused.
 //
 // Display widths (BIGINT(20)) are left out: they change nothing and MySQL
 // 8 deprecates them. Errors: an existing table (unless opts.IfNotExists),
@@ -65,8 +70,8 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 	if opts.Engine == "" {
 		opts.Engine = s.c.opts.Engine
 	}
-	if opts.Engine != InnoDB && opts.Engine != RocksDB {
-		return fmt.Errorf("mysqlstore: CreateSchema: engine %q: want InnoDB or ROCKSDB", opts.Engine)
+	if opts.Engine != InnoDB && opts.Engine != RocksDB && opts.Engine != Spider {
+		return fmt.Errorf("mysqlstore: CreateSchema: engine %q: want InnoDB, ROCKSDB or SPIDER", opts.Engine)
 	}
 	parts := opts.Partitions
 	if parts == 0 && opts.Engine == InnoDB {
@@ -82,9 +87,19 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		return s.ddlErr("CreateSchema", err)
 	}
 	if support != "YES" && support != "DEFAULT" {
+		if opts.Engine == Spider {
+			return fmt.Errorf("mysqlstore: CreateSchema: the server has no SPIDER engine (MariaDB: install mariadb-plugin-spider and start the server with --plugin-load-add=ha_spider.so)")
+		}
 		return fmt.Errorf("mysqlstore: CreateSchema: the server has no %s engine (MariaDB: install mariadb-plugin-rocksdb and load ha_rocksdb)", opts.Engine)
 	}
 	q := newQueries(&s.c.opts, db)
+	if opts.Engine == Spider {
+		if err := s.createSpider(ctx, q, db, opts); err != nil {
+			return s.ddlErr("CreateSchema", err)
+		}
+		s.resetStatements(db)
+		return s.checkExisting(ctx, db, opts)
+	}
 	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	stmts = append(stmts, createTables(q, opts.Engine, parts, !opts.DeferSecondaryIndex, opts.IfNotExists)...)
 	conn, err := s.c.db.Conn(ctx)
@@ -98,16 +113,22 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		}
 	}
 	s.resetStatements(db)
-	if opts.IfNotExists {
-		// Tables that were already there must be of the engine asked for:
-		// a run on them is labelled and configured (isolation) by it.
-		e, err := s.TableEngine(ctx, db)
-		if err != nil {
-			return s.ddlErr("CreateSchema", err)
-		}
-		if e != opts.Engine {
-			return fmt.Errorf("mysqlstore: CreateSchema: %w", &EngineMismatchError{Table: db + "." + s.c.opts.LinkTable, Have: e, Want: opts.Engine})
-		}
+	return s.checkExisting(ctx, db, opts)
+}
+
+// checkExisting refuses, with opts.IfNotExists, tables that were already
+// there in another engine than the one asked for: a run on them is
+// labelled and configured (isolation) by it.
+func (s *Store) checkExisting(ctx context.Context, db string, opts SchemaOptions) error {
+	if !opts.IfNotExists {
+		return nil
+	}
+	e, err := s.TableEngine(ctx, db)
+	if err != nil {
+		return s.ddlErr("CreateSchema", err)
+	}
+	if e != opts.Engine {
+		return fmt.Errorf("mysqlstore: CreateSchema: %w", &EngineMismatchError{Table: db + "." + s.c.opts.LinkTable, Have: e, Want: opts.Engine})
 	}
 	return nil
 }
@@ -161,6 +182,8 @@ func (s *Store) TableEngine(ctx context.Context, db string) (Engine, error) {
 		return RocksDB, nil
 	case strings.EqualFold(eng, string(InnoDB)):
 		return InnoDB, nil
+	case strings.EqualFold(eng, string(Spider)):
+		return Spider, nil
 	}
 	return Engine(eng), nil
 }
@@ -309,12 +332,15 @@ func (s *Store) alterIndex(ctx context.Context, what, db string, add bool) error
 		return fmt.Errorf("mysqlstore: %s: %w", what, err)
 	}
 	q := newQueries(&s.c.opts, db)
+	e, parts, err := s.tableInfo(ctx, db)
+	if err != nil {
+		return s.ddlErr(what, err)
+	}
+	if strings.EqualFold(string(e), string(Spider)) {
+		return fmt.Errorf("mysqlstore: %s: %s.%s is a SPIDER table: ALTER TABLE on it copies the remote rows through the head; change the index on the data nodes", what, db, s.c.opts.LinkTable)
+	}
 	st := "ALTER TABLE " + q.link + " DROP KEY id1_type"
 	if add {
-		e, parts, err := s.tableInfo(ctx, db)
-		if err != nil {
-			return s.ddlErr(what, err)
-		}
 		st = "ALTER TABLE " + q.link + " ADD " + id1TypeKey(e, parts)
 	}
 	if _, err := s.c.db.ExecContext(ctx, st); err != nil {
@@ -326,7 +352,9 @@ func (s *Store) alterIndex(ctx context.Context, what, db string, add bool) error
 
 // DropSchema drops the three tables of db (db == "" means this Store's
 // database) if they exist, then the database itself if no other table is
-// left in it. Errors: the server's error, wrapped.
+// left in it. When the link table is a SPIDER table (dropping it leaves the
+// remote tables), it does the same on each of Options.SpiderDataNodes and
+// drops the head's servers of db. Errors: the server's error, wrapped.
 func (s *Store) DropSchema(ctx context.Context, db string) error {
 	if err := s.check(ctx, "DropSchema"); err != nil {
 		return err
@@ -352,8 +380,17 @@ func (s *Store) DropSchema(ctx context.Context, db string) error {
 	if n == 0 {
 		return nil
 	}
+	eng, err := s.TableEngine(ctx, db)
+	if err != nil {
+		return s.ddlErr("DropSchema", err)
+	}
 	if _, err := conn.ExecContext(ctx, "DROP TABLE IF EXISTS "+q.link+", "+q.cnt+", "+q.node); err != nil {
 		return s.ddlErr("DropSchema", err)
+	}
+	if eng == Spider {
+		if err := s.dropSpider(ctx, q, db); err != nil {
+			return s.ddlErr("DropSchema", err)
+		}
 	}
 	err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", db).Scan(&n)
 	if err != nil {

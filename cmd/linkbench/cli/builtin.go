@@ -158,9 +158,14 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	e, err := mysqlstore.ParseEngine(engine)
 	if err != nil {
-		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb, rocksdb or myrocks"}}
+		return opts, usageError{&linkbench.ConfigError{Key: "engine", Value: engine, Reason: "must be innodb, rocksdb, myrocks or spider"}}
 	}
 	opts.Engine = e
+	opts.SpiderDataNodes = cfg.SpiderDataNodeList()
+	if e == mysqlstore.Spider && o.createSchema && len(opts.SpiderDataNodes) == 0 {
+		return opts, usageError{&linkbench.ConfigError{Key: "spider_data_nodes", Value: "",
+			Reason: "engine=spider with -create-schema needs the data nodes: host:port,host:port"}}
+	}
 	if e == mysqlstore.RocksDB {
 		// MyRocks LinkBench runs use READ COMMITTED (reference §3.1): in
 		// REPEATABLE READ, MyRocks reports snapshot conflicts as deadlocks.
