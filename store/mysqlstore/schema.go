@@ -68,6 +68,9 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 	if opts.Engine != InnoDB && opts.Engine != RocksDB {
 		return fmt.Errorf("mysqlstore: CreateSchema: engine %q: want InnoDB or ROCKSDB", opts.Engine)
 	}
+	if opts.Engine == RocksDB && s.c.galera {
+		return errRocksDBGalera
+	}
 	parts := opts.Partitions
 	if parts == 0 && opts.Engine == InnoDB {
 		parts = DefaultInnoDBPartitions
