@@ -230,3 +230,41 @@ func (ss *Session) resolveAmbiguous(ctx context.Context, o sqlstore.Op, want *st
 	}
 	return applied, nil
 }
+
+// awaitNodes waits, on a Galera cluster of several endpoints, until every
+// node applied the DDL just run on the first (Galera runs it on the
+// others a little later): on each node, a read of the three tables with
+// wsrep_sync_wait=1, which waits until the node applied what the cluster
+// committed before it. A node that refuses the connection is skipped.
+func (s *Store) awaitNodes(ctx context.Context, q *queries) error {
+	c := s.c
+	if !c.galera || len(c.eps) < 2 {
+		return nil
+	}
+	for i := 1; i < len(c.eps); i++ {
+		cn, err := c.connect(ctx, connRead, i)
+		if err != nil && movable(err) {
+			continue // a node down gets the DDL when it rejoins
+		}
+		if err != nil {
+			return fmt.Errorf("node %s: %w", c.eps[i].addr, err)
+		}
+		for _, st := range []string{"SET SESSION wsrep_sync_wait=1",
+			"SELECT 1 FROM " + q.link + " LIMIT 0", "SELECT 1 FROM " + q.cnt + " LIMIT 0", "SELECT 1 FROM " + q.node + " LIMIT 0"} {
+			if strings.HasPrefix(st, "SET") {
+				_, err = cn.execText(ctx, st)
+			} else {
+				var rows driver.Rows
+				if rows, err = cn.queryText(ctx, st); err == nil {
+					err = rows.Close()
+				}
+			}
+			if err != nil {
+				cn.close()
+				return fmt.Errorf("node %s: %s: %w", c.eps[i].addr, st, err)
+			}
+		}
+		cn.close()
+	}
+	return nil
+}

@@ -309,6 +309,10 @@ type Options struct {
 	// error (a *mysql.MySQLError with Number 1213 simulates a deadlock). It
 	// must be safe for concurrent use.
 	inject func(op string) error
+	// injectCommitted, when not nil, is called with the operation's name
+	// after each COMMIT that succeeded; a non-nil result is treated as the
+	// COMMIT's error (a lost connection makes it ambiguous).
+	injectCommitted func(op string) error
 }
 
 // withDefaults returns o with its zero fields defaulted, and checks it.

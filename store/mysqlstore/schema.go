@@ -101,6 +101,9 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		}
 	}
 	s.resetStatements(db)
+	if err := s.awaitNodes(ctx, q); err != nil {
+		return s.ddlErr("CreateSchema", err)
+	}
 	if opts.IfNotExists {
 		// Tables that were already there must be of the engine asked for:
 		// a run on them is labelled and configured (isolation) by it.

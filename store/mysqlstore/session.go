@@ -208,13 +208,18 @@ func (ss *Session) rollback(ctx context.Context, c *conn) {
 }
 
 // commit commits the write connection's transaction (an injected failure
-// rolls it back, as a server that refuses the commit would).
+// rolls it back, as a server that refuses the commit would; one from
+// Options.injectCommitted follows a COMMIT that succeeded, as a reply lost
+// on the way). Its error is classified by commitError.
 func (ss *Session) commit(ctx context.Context, c *conn, o sqlstore.Op) error {
 	if err := ss.v.c.eng.Inject(o, "commit"); err != nil {
 		ss.rollback(ctx, c)
 		return err
 	}
 	_, err := c.execText(ctx, "COMMIT")
+	if f := ss.v.c.opts.injectCommitted; err == nil && f != nil {
+		err = f(o.String()) // the tests' seam: a reply lost after the server committed
+	}
 	if err != nil {
 		ss.rollback(ctx, c)
 		return ss.commitError(err)
