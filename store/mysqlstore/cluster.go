@@ -54,7 +54,7 @@ func endpoints(o Options, cfg *mysql.Config, red sqlstore.Redactor, list []strin
 		c, pw := cfg, red.PW
 		if i > 0 {
 			oi := o
-			oi.DSN, oi.Database = dsn, "x"
+			oi.DSN = dsn
 			var ri sqlstore.Redactor
 			var err error
 			if c, ri, err = driverConfig(&oi); err != nil {
