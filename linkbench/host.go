@@ -49,6 +49,9 @@ type hostSource struct {
 	sizeNote  string // where the size comes from, for the log
 	close     func()
 	notes     []string // why something is not sampled, for the log
+	// morePIDFiles is the number of other servers' pid files sampled
+	// (the nodes of a cluster), for the log.
+	morePIDFiles int
 }
 
 // newHostSource finds what to sample for st: o's directory, devices and
@@ -146,6 +149,20 @@ func (h *hostSource) describeServer(ctx context.Context, st store.Store, databas
 		}
 		h.opts.ServerPID = readPID(pf)
 	}
+	if more := srv.MorePIDFiles; len(more) > 0 {
+		// The other nodes of a cluster on this host: their pid files are
+		// read at each sample (a node restarted has a new process).
+		h.opts.MoreServerPIDs = func() []int {
+			pids := make([]int, 0, len(more))
+			for _, pf := range more {
+				if pid := readPID(pf); pid > 0 {
+					pids = append(pids, pid)
+				}
+			}
+			return pids
+		}
+		h.morePIDFiles = len(more)
+	}
 	return srv.Datadir
 }
 
@@ -160,7 +177,8 @@ func (h *hostSource) sampler(log *slog.Logger) *hostmetrics.Sampler {
 		log.Warn("host metrics: not sampled", "err", err)
 		return nil
 	}
-	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", h.opts.ServerPID, "size", h.sizeNote)
+	log.Info("host metrics", "devices", strings.Join(s.Devices(), ","), "server_pid", h.opts.ServerPID,
+		"more_servers", h.morePIDFiles, "size", h.sizeNote)
 	return s
 }
 

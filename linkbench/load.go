@@ -140,7 +140,7 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 			rows += nl.loaded.Load()
 		}
 		return prog.id1s.Load(), prog.total, rows, expected
-	}, nil)
+	}, nil, nil)
 	runErr := w.runLoaders(ctx, plan, loaders, nl, prog)
 	elapsed := cfg.now().Sub(start)
 	mon.stop()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkbench-go/linkbench/stats"
+	"github.com/linkbench-go/linkbench/store"
 )
 
 // Progress is what a running phase reports every progressfreq seconds
@@ -47,6 +48,12 @@ type Progress struct {
 	IntervalRows int64
 	// Final marks the report made when the phase ends.
 	Final bool
+	// Events are the store's counters of failures and failovers
+	// (store.CounterSource: "errors.<code>", "reconnects", "ambiguous",
+	// "ambiguous_applied") that grew since the previous progress report,
+	// with their growth, in name order: a request phase's progress reports
+	// only (not those to Config.OnInterval).
+	Events []stats.Counter
 }
 
 // Rate returns the operations per second of the interval (requests for a
@@ -98,7 +105,7 @@ const DefaultIntervalFreq = time.Second
 // that completes its period (within half a tick), with the intervals
 // since the last one merged. Without OnInterval the ticks are the
 // progress reports' and nothing is merged.
-func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc) *monitor {
+func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc, src store.CounterSource) *monitor {
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
 	every := cfg.ProgressFreq
 	tick := every
@@ -117,6 +124,7 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 		prevRows, prevTickRows int64
 		acc                    stats.Interval // the progress interval under way
 		lastReport             = time.Now()
+		events                 = newEventCounters(src)
 	)
 	progress := func(iv stats.Interval, final bool) Progress {
 		p := Progress{Phase: phase, Elapsed: time.Since(base), Interval: iv, Final: final}
@@ -164,6 +172,7 @@ func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *fa
 		if waiting != nil && every > 0 {
 			p.Waiting, p.Oldest = waiting(every)
 		}
+		p.Events = events.grown()
 		if !final {
 			log.Info(progressLine(p))
 		}
@@ -249,7 +258,53 @@ func progressLine(p Progress) string {
 	if p.Waiting > 0 {
 		fmt.Fprintf(&b, "; %d calls waiting longer than %.1f s (oldest %.1f s)", p.Waiting, sec, p.Oldest.Seconds())
 	}
+	for i, e := range p.Events {
+		sep := ""
+		if i == 0 {
+			sep = "; store:"
+		}
+		fmt.Fprintf(&b, "%s %s=%d", sep, e.Name, e.Value)
+	}
 	return b.String()
+}
+
+// eventCounters follows the store's counters of failures and failovers
+// between progress reports (Progress.Events). Used by the monitor
+// goroutine only.
+type eventCounters struct {
+	src  store.CounterSource
+	prev map[string]int64
+}
+
+// newEventCounters starts following src's counters (nil: none).
+func newEventCounters(src store.CounterSource) *eventCounters {
+	e := &eventCounters{src: src, prev: map[string]int64{}}
+	e.grown()
+	return e
+}
+
+// isEvent reports whether counter name is one Progress.Events shows.
+func isEvent(name string) bool {
+	return strings.HasPrefix(name, "errors.") || name == "reconnects" || strings.HasPrefix(name, "ambiguous")
+}
+
+// grown returns the event counters that grew since the previous call,
+// with their growth.
+func (e *eventCounters) grown() []stats.Counter {
+	if e.src == nil {
+		return nil
+	}
+	var out []stats.Counter
+	for _, c := range e.src.Counters() { // sorted by name
+		if !isEvent(c.Name) {
+			continue
+		}
+		if d := c.Value - e.prev[c.Name]; d > 0 {
+			out = append(out, stats.Counter{Name: c.Name, Value: d})
+		}
+		e.prev[c.Name] = c.Value
+	}
+	return out
 }
 
 // failureLogFirst is how many failures of each class are logged one by

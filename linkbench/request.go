@@ -158,7 +158,8 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
-	w.runRequesters(runCtx, reqs, col, elog, &pt)
+	src, _ := store.AsCounterSource(st) // the progress lines' store events
+	w.runRequesters(runCtx, reqs, col, elog, &pt, src)
 	rep := col.Report(stats.PhaseRequest)
 	w.describe(rep, seed, "request_random_seed")
 	return w.requestOutcome(ctx, rep, reqs, pt)
@@ -217,8 +218,10 @@ func (pt *phaseTimes) prepared() time.Duration { return pt.base.Sub(pt.start) }
 // measured window plus grace_time, counted from pt.start, the calls still
 // waiting for the store are cancelled. The requesters' time limit is
 // counted from pt.start too: a preparation that took long shortens the
-// requests' window rather than stretching the phase.
-func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col *stats.Collector, elog *failureLog, pt *phaseTimes) {
+// requests' window rather than stretching the phase. src, when not nil,
+// is the store whose failure and failover counters the progress reports
+// show (Progress.Events).
+func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col *stats.Collector, elog *failureLog, pt *phaseTimes, src store.CounterSource) {
 	cfg := &w.cfg
 	prog := &requestProgress{total: cfg.totalRequests(), interval: cfg.ReqProgressInterval,
 		maxTime: cfg.MaxTime, log: cfg.logger()}
@@ -243,7 +246,7 @@ func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col 
 			}
 		}
 		return n, oldest
-	})
+	}, src)
 	var wg sync.WaitGroup
 	spent := int64(base.Sub(pt.start))
 	for _, r := range reqs {

@@ -106,6 +106,10 @@ type Server struct {
 	// PIDFile is the file whose first line holds the server's process id
 	// ("" when unknown).
 	PIDFile string
+	// MorePIDFiles are the pid files of the other servers the store uses
+	// that run on this host (the other nodes of a cluster; absolute
+	// paths): their processes' CPU and memory are added to the server's.
+	MorePIDFiles []string
 	// Size returns the bytes the databases described take on the server;
 	// nil when the store cannot tell.
 	Size func(ctx context.Context) (int64, error)

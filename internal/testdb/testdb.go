@@ -42,6 +42,12 @@ const (
 	EnvSpiderDSN       = "LINKBENCH_TEST_SPIDER_DSN"
 	EnvSpiderDataNodes = "LINKBENCH_TEST_SPIDER_DATA_NODES"
 	EnvSpiderDataDSNs  = "LINKBENCH_TEST_SPIDER_DATA_DSNS"
+	// EnvGaleraDSN lists the three nodes of a Galera cluster (DSNs,
+	// comma-separated); EnvGaleraCmd is the shell command that takes
+	// kill-node K, restart-node K (`eval "$(bash .ci/galera.sh start)"`
+	// sets both).
+	EnvGaleraDSN = "LINKBENCH_TEST_GALERA_DSN"
+	EnvGaleraCmd = "LINKBENCH_GALERA_CMD"
 )
 
 // CI reports whether the tests run in CI ($LINKBENCH_CI=1).
@@ -68,6 +74,21 @@ func MySQLDSN(tb testing.TB) string {
 			"or "+EnvDSN+"='root@unix(/run/mysqld/mysqld.sock)/'")
 	}
 	return dsn
+}
+
+// GaleraDSN returns the comma-separated DSNs of the Galera test cluster's
+// nodes and the command that kills and restarts them (see EnvGaleraCmd),
+// or skips (fails in CI) the test when $LINKBENCH_TEST_GALERA_DSN is not
+// set. The command is "" when $LINKBENCH_GALERA_CMD is not set.
+func GaleraDSN(tb testing.TB) (dsns, cmd string) {
+	tb.Helper()
+	dsns = os.Getenv(EnvGaleraDSN)
+	if dsns == "" {
+		Unavailable(tb, "Galera tests need a cluster: set "+EnvGaleraDSN+
+			" to the comma-separated go-sql-driver DSNs of three Galera nodes, e.g. "+
+			"`eval \"$(bash .ci/galera.sh start)\"` (a throwaway three-node cluster on loopback, which also sets "+EnvGaleraCmd+")")
+	}
+	return dsns, os.Getenv(EnvGaleraCmd)
 }
 
 // PostgresDSN returns the URL of the shared PostgreSQL test database, or

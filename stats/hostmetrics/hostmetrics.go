@@ -50,6 +50,12 @@ type Options struct {
 	// ServerPID is the database server's process (0: none). Its CPU and
 	// resident memory are sampled while it runs on this host.
 	ServerPID int
+	// MoreServerPIDs, when not nil, returns the processes of further
+	// servers (the other nodes of a cluster on this host), asked at each
+	// sample (a restarted node has a new process): their CPU and resident
+	// memory are added to ServerPID's (Snapshot.Server is the sum,
+	// Snapshot.Servers each).
+	MoreServerPIDs func() []int
 	// ClientPID is the benchmark client's process (0: this process).
 	ClientPID int
 	// Size, when not nil, returns the database's size in bytes (the store
@@ -182,12 +188,21 @@ func (c CPU) Total() time.Duration {
 
 // Snapshot is one sample.
 type Snapshot struct {
-	Time   time.Time
-	CPU    CPU
-	Disk   Disk
-	Server Proc
-	Client Proc
-	Size   int64 // bytes; -1 when unknown
+	Time time.Time
+	CPU  CPU
+	Disk Disk
+	// Server is the server's process, or the sum of the servers'
+	// (Options.MoreServerPIDs), each of which is in Servers then.
+	Server  Proc
+	Servers []PIDProc
+	Client  Proc
+	Size    int64 // bytes; -1 when unknown
+}
+
+// PIDProc is one server process of a Snapshot of several.
+type PIDProc struct {
+	PID int
+	Proc
 }
 
 // Snapshot samples now. Figures that cannot be read are marked missing;
@@ -221,12 +236,37 @@ func (s *Sampler) SnapshotWithoutSize() Snapshot {
 	if s.opts.ServerPID > 0 {
 		snap.Server = s.proc(s.opts.ServerPID)
 	}
+	if s.opts.MoreServerPIDs != nil {
+		s.sumServers(&snap)
+	}
 	pid := s.opts.ClientPID
 	if pid <= 0 {
 		pid = os.Getpid()
 	}
 	snap.Client = s.proc(pid)
 	return snap
+}
+
+// sumServers samples the processes of ServerPID and MoreServerPIDs (those
+// that run) into snap.Servers and their sum into snap.Server.
+func (s *Sampler) sumServers(snap *Snapshot) {
+	pids := append([]int{s.opts.ServerPID}, s.opts.MoreServerPIDs()...)
+	var sum Proc
+	for _, pid := range pids {
+		if pid <= 0 || slices.ContainsFunc(snap.Servers, func(p PIDProc) bool { return p.PID == pid }) {
+			continue
+		}
+		p := s.proc(pid)
+		if !p.OK {
+			continue
+		}
+		snap.Servers = append(snap.Servers, PIDProc{PID: pid, Proc: p})
+		sum.OK = true
+		sum.User += p.User
+		sum.System += p.System
+		sum.RSS += p.RSS
+	}
+	snap.Server = sum
 }
 
 func (s *Sampler) disk() Disk {
@@ -317,7 +357,21 @@ func Diff(a, b Snapshot) Window {
 			w.Cores = b.CPU.Cores
 		}
 	}
-	if a.Server.OK && b.Server.OK {
+	switch {
+	case len(b.Servers) > 0 && a.Server.OK:
+		// Several processes: each one's CPU since a, or since it started
+		// when it did in the window (a restarted node); one that ended in
+		// the window is left out (its last CPU cannot be read).
+		w.HasServer = true
+		for _, p := range b.Servers {
+			cpu := p.CPU()
+			if i := slices.IndexFunc(a.Servers, func(q PIDProc) bool { return q.PID == p.PID }); i >= 0 {
+				cpu -= a.Servers[i].CPU()
+			}
+			w.ServerCPU += cpu
+		}
+		w.ServerRSS = b.Server.RSS
+	case a.Server.OK && b.Server.OK:
 		w.HasServer = true
 		w.ServerCPU = b.Server.CPU() - a.Server.CPU()
 		w.ServerRSS = b.Server.RSS

@@ -104,3 +104,41 @@ func TestDiffArithmetic(t *testing.T) {
 		t.Errorf("Diff = %+v", w)
 	}
 }
+
+// TestSeveralServers: with MoreServerPIDs the server is the sum of the
+// processes that run (a pid that does not is left out), each listed.
+func TestSeveralServers(t *testing.T) {
+	s, err := New(Options{ServerPID: os.Getpid(), MoreServerPIDs: func() []int { return []int{1, 1 << 30, os.Getpid()} }})
+	if err != nil {
+		if errors.Is(err, ErrUnsupported) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	snap := s.SnapshotWithoutSize()
+	if len(snap.Servers) != 2 || snap.Servers[0].PID != os.Getpid() || snap.Servers[1].PID != 1 {
+		t.Fatalf("servers %+v, want this process and pid 1 (each once; 1<<30 does not run)", snap.Servers)
+	}
+	p0, p1 := snap.Servers[0].Proc, snap.Servers[1].Proc
+	if !snap.Server.OK || snap.Server.RSS != p0.RSS+p1.RSS || snap.Server.CPU() != p0.CPU()+p1.CPU() {
+		t.Errorf("server %+v is not the sum of %+v and %+v", snap.Server, p0, p1)
+	}
+}
+
+// TestDiffSeveralServers: a window's server CPU over several processes is
+// each one's CPU since the window's start, all of it for a process that
+// started in the window (a restarted node), none for one that ended.
+func TestDiffSeveralServers(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	proc := func(pid int, user time.Duration) PIDProc {
+		return PIDProc{PID: pid, Proc: Proc{OK: true, User: user, RSS: 100}}
+	}
+	a := Snapshot{Time: t0, Server: Proc{OK: true}, Servers: []PIDProc{proc(10, 5*time.Second), proc(11, 7*time.Second), proc(12, 9*time.Second)}}
+	// 11 ended, 13 started (11 restarted); 10 used 2 s, 12 used 1 s, 13 used 3 s.
+	b := Snapshot{Time: t0.Add(10 * time.Second), Server: Proc{OK: true, RSS: 300},
+		Servers: []PIDProc{proc(10, 7*time.Second), proc(12, 10*time.Second), proc(13, 3*time.Second)}}
+	w := Diff(a, b)
+	if !w.HasServer || w.ServerCPU != 6*time.Second || w.ServerRSS != 300 {
+		t.Errorf("window: has %v, CPU %v, RSS %d; want true, 6s, 300", w.HasServer, w.ServerCPU, w.ServerRSS)
+	}
+}

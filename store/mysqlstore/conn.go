@@ -39,6 +39,7 @@ type conn struct {
 	mc   driver.Conn // *mysql.mysqlConn
 	nc   net.Conn    // its network connection (cancellation); nil for a custom dialer
 	kind connKind
+	ep   int    // the endpoint (cluster node) it is connected to
 	gen  uint64 // the view's DDL generation the statements were prepared under
 	id   uint64 // the server's id of the connection (CONNECTION_ID()), for KILL; 0 if unknown
 
@@ -164,19 +165,19 @@ func (c *rawConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-// connect opens a connection of kind k and runs the view's session set-up
-// (isolation level) on it.
-func (c *shared) connect(ctx context.Context, k connKind) (*conn, error) {
+// connect opens a connection of kind k to endpoint ep and runs the view's
+// session set-up (isolation level) on it.
+func (c *shared) connect(ctx context.Context, k connKind, ep int) (*conn, error) {
 	slot := &dialSlot{}
-	connector := c.readConnector
+	connector := c.eps[ep].readConnector
 	if k == connWrite {
-		connector = c.writeConnector
+		connector = c.eps[ep].writeConnector
 	}
 	mc, err := connector.Connect(context.WithValue(ctx, dialSlotKey{}, slot))
 	if err != nil {
 		return nil, err
 	}
-	cn := &conn{mc: mc, nc: slot.nc, kind: k}
+	cn := &conn{mc: mc, nc: slot.nc, kind: k, ep: ep}
 	for _, q := range c.initSQL {
 		if _, err := cn.execText(ctx, q); err != nil {
 			cn.close()

@@ -40,18 +40,31 @@ const (
 	crServerLost       = 2013 // CR_SERVER_LOST
 	erBadDB            = 1049 // ER_BAD_DB_ERROR: unknown database
 	erNoSuchTable      = 1146 // ER_NO_SUCH_TABLE
+	// erUnknownCom is ER_UNKNOWN_COM_ERROR, which a Galera node outside
+	// the primary component returns for every statement ("WSREP has not
+	// yet prepared node for application use"): nothing was done.
+	erUnknownCom            = 1047
+	erUnknownSystemVariable = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 )
+
+// certConflictKey is the counter key of a Galera certification conflict
+// (a 1213 at COMMIT on a Galera node): errors.cert_conflict.
+const certConflictKey = "cert_conflict"
 
 // classify returns err's class and its counter key (the MySQL error number,
 // "conn", or "" when it is neither).
 func classify(err error) (errClass, string) {
+	var ce *certConflictError
+	if errors.As(err, &ce) {
+		return classRetry, certConflictKey
+	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		key := strconv.Itoa(int(me.Number))
 		switch me.Number {
 		case erLockDeadlock, erLockWaitTimeout:
 			return classRetry, key
-		case erServerShutdown, erConnectionKilled, erClientInactive, crServerGone, crServerLost:
+		case erServerShutdown, erConnectionKilled, erClientInactive, crServerGone, crServerLost, erUnknownCom:
 			return classConn, key
 		}
 		return classFatal, key
@@ -73,6 +86,9 @@ func classify(err error) (errClass, string) {
 // statement reached the server (a refused dial, or the driver's
 // ErrBadConn, which it returns only when nothing was written).
 func unsent(err error) bool {
+	if isNotReady(err) {
+		return true // a node not ready refuses every statement
+	}
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNREFUSED) {
 		return true
 	}
@@ -106,5 +122,12 @@ func isDup(err error) bool {
 // its context ended while the server ran it),
 // "errors.<n>" (statements that failed with MySQL error number n, e.g.
 // errors.1213 for deadlocks) and "errors.conn" (statements that failed on
-// a lost or refused connection).
+// a lost or refused connection). On a cluster (Galera): "errors.cert_conflict"
+// (COMMITs refused with 1213 by Galera's certification: retried as
+// deadlocks), "errors.1047" (statements refused by a node not ready: the
+// session moves to the next node), "reconnects" (sessions that moved to
+// another node: refused connections or 1047), "ambiguous" (link writes
+// whose COMMIT lost its connection: outcome unknown) and
+// "ambiguous_applied" (of those, the ones a read-back found committed,
+// so the write was not sent again).
 type Counter = store.Counter

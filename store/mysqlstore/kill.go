@@ -21,7 +21,7 @@ const killPause = 10 * time.Second
 // erNoSuchThread is ER_NO_SUCH_THREAD: the connection is already gone.
 const erNoSuchThread = 1094
 
-// killer is a Store's connection for KILL statements: opened at the first
+// killer is a Store's connection to one server for KILL statements: opened at the first
 // abandoned statement (none is held before), kept until Close.
 type killer struct {
 	mu     sync.Mutex
@@ -36,11 +36,11 @@ type killer struct {
 // connection slot. The transaction it was part of is rolled back by the
 // server. Errors are logged at debug level and otherwise ignored: the
 // caller's call has already failed.
-func (c *shared) kill(id uint64) {
+func (c *shared) kill(ep int, id uint64) {
 	if id == 0 || c.eng.Closed() {
 		return
 	}
-	k := &c.killer
+	k := &c.eps[ep].killer
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
@@ -53,7 +53,7 @@ func (c *shared) kill(id uint64) {
 		if time.Now().Before(k.pauses) {
 			return
 		}
-		kc, err := c.connect(ctx, connRead)
+		kc, err := c.connect(ctx, connRead, ep)
 		if err != nil {
 			k.pauses = time.Now().Add(killPause)
 			c.log.Debug("mysqlstore: cannot connect to kill an abandoned statement", "connection", id,
@@ -86,13 +86,15 @@ func (c *shared) kill(id uint64) {
 	}
 }
 
-// closeKiller closes the killer connection (Store.Close).
-func (c *shared) closeKiller() {
-	k := &c.killer
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.c != nil {
-		k.c.close()
-		k.c = nil
+// closeKillers closes the killer connections (Store.Close).
+func (c *shared) closeKillers() {
+	for i := range c.eps {
+		k := &c.eps[i].killer
+		k.mu.Lock()
+		if k.c != nil {
+			k.c.close()
+			k.c = nil
+		}
+		k.mu.Unlock()
 	}
 }

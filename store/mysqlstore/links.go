@@ -40,7 +40,14 @@ func (ss *Session) UpdateLink(ctx context.Context, l store.Link, noInverse bool)
 }
 
 func (ss *Session) writeLink(ctx context.Context, o sqlstore.Op, l *store.Link, insertFirst bool) (res store.WriteResult, err error) {
-	err = ss.calls.Run(ctx, o, true, func(int) error {
+	err = ss.calls.Run(ctx, o, true, func(attempt int) error {
+		if attempt == 0 {
+			ss.ambiguous = false
+		} else if done, err := ss.resolveAmbiguous(ctx, o, l, false, false); err != nil || done {
+			// The previous attempt's commit took effect: not written again.
+			res = store.LinkUpdate
+			return err
+		}
 		var err error
 		res, err = ss.writeLinkOnce(ctx, o, l, insertFirst)
 		return err
@@ -208,7 +215,16 @@ func (ss *Session) countInc(ctx context.Context, c *conn, o sqlstore.Op, id1, li
 // whether the link existed. After a retry that follows a lost commit,
 // found describes the second attempt.
 func (ss *Session) DeleteLink(ctx context.Context, id1, linkType, id2 int64, noInverse, expunge bool) (found bool, err error) {
-	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(int) error {
+	err = ss.calls.Run(ctx, sqlstore.OpDeleteLink, true, func(attempt int) error {
+		if attempt == 0 {
+			ss.ambiguous = false
+		} else if ss.ambiguous {
+			want := store.Link{ID1: id1, LinkType: linkType, ID2: id2}
+			if done, err := ss.resolveAmbiguous(ctx, sqlstore.OpDeleteLink, &want, true, expunge); err != nil || done {
+				found = true // the previous attempt's commit took effect
+				return err
+			}
+		}
 		var err error
 		found, err = ss.deleteLinkOnce(ctx, id1, linkType, id2, expunge)
 		return err

@@ -139,6 +139,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -227,6 +228,13 @@ type Options struct {
 	// without a default database and qualifies every table). The DSN must
 	// not set clientFoundRows=true (the store decides insert vs update from
 	// affected rows), nor a charset or collation other than binary.
+	//
+	// DSN may list the nodes of a multi-primary cluster (Galera),
+	// comma-separated (see SplitDSN), all with the same user and password:
+	// sessions are spread over them round-robin, each keeping its node,
+	// and a session whose node refuses connections or is not ready (1047)
+	// moves to the next one (counted as reconnects). DDL, checks and DB()
+	// use the first.
 	DSN string
 	// Host and Port of the server when DSN is empty: DefaultHost and
 	// DefaultPort (3306).
@@ -315,6 +323,10 @@ type Options struct {
 	// error (a *mysql.MySQLError with Number 1213 simulates a deadlock). It
 	// must be safe for concurrent use.
 	inject func(op string) error
+	// injectCommitted, when not nil, is called with the operation's name
+	// after each COMMIT that succeeded; a non-nil result is treated as the
+	// COMMIT's error (a lost connection makes it ambiguous).
+	injectCommitted func(op string) error
 }
 
 // withDefaults returns o with its zero fields defaulted, and checks it.
@@ -410,12 +422,18 @@ type shared struct {
 	net  string        // the driver's network ("tcp", "unix", ...) and address,
 	addr string        // to tell whether the server is on this host
 
-	// The sessions' connectors: reads with CLIENT_FOUND_ROWS, writes with
-	// autocommit off; initSQL runs on each new connection.
-	readConnector, writeConnector driver.Connector
-	initSQL                       []string
+	// eps are the servers the sessions connect to: one, or the nodes of
+	// a cluster (a DSN list, see SplitDSN); next spreads new sessions
+	// over them round-robin. initSQL runs on each new connection.
+	eps     []endpoint
+	next    atomic.Uint64
+	initSQL []string
 
-	killer killer // kills the statements of abandoned calls (see kill)
+	// galera: the first server runs Galera replication (wsrep_on=1), read
+	// at Open: a failed COMMIT with 1213 is a certification conflict, a
+	// read-back after an ambiguous commit waits for the cluster
+	// (wsrep_sync_wait), and ROCKSDB tables are refused.
+	galera bool
 }
 
 // Open connects to the server described by o, checks the connection
@@ -428,9 +446,14 @@ type shared struct {
 // wrapped; the password is redacted from every message), or a missing
 // privilege for DisableBinlogLoad.
 func Open(ctx context.Context, o Options) (*Store, error) {
+	list := SplitDSN(o.DSN)
+	o.DSN = list[0]
 	cfg, red, err := driverConfig(&o)
 	if err != nil {
 		return nil, err
+	}
+	if len(list) > 1 {
+		red.DSN = RedactDSN(strings.Join(list, ","))
 	}
 	if o.Database == "" {
 		o.Database = o.DBPrefix + "0"
@@ -443,12 +466,12 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
 	c := &shared{opts: o, log: o.Logger, net: cfg.Net, addr: cfg.Addr, cfg: cfg.Clone()}
+	if c.eps, err = endpoints(o, cfg, red, list); err != nil {
+		return nil, err
+	}
 	c.eng = sqlstore.NewEngine(&o, &dialect, red, o.inject, func(name string) store.Store { return c.newView(name) })
 	if o.Isolation != "" {
 		c.initSQL = []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + o.Isolation}
-	}
-	if c.readConnector, c.writeConnector, err = sessionConnectors(cfg); err != nil {
-		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
 	}
 	var conn driver.Connector = connector
 	if o.Isolation != "" {
@@ -461,6 +484,14 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))
+	}
+	if c.galera, err = c.wsrepOn(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if c.galera && o.Engine == RocksDB {
+		db.Close()
+		return nil, errRocksDBGalera
 	}
 	if o.DisableBinlogLoad {
 		if err := c.checkBinlogPrivilege(ctx); err != nil {
@@ -631,6 +662,10 @@ func (c *shared) newView(name string) *Store {
 // newSession returns a session of s, not connected yet.
 func (s *Store) newSession() *Session {
 	ss := &Session{v: s}
+	if n := len(s.c.eps); n > 1 {
+		ss.ep = int((s.c.next.Add(1) - 1) % uint64(n))
+		ss.calls.OnFail(ss.onFail)
+	}
 	ss.calls.Init(s.c.eng, s.name, ss.rearm, ss.interrupt)
 	return ss
 }
@@ -653,7 +688,7 @@ func (s *Store) Close() error {
 	if !s.c.eng.Close() {
 		return nil
 	}
-	s.c.closeKiller()
+	s.c.closeKillers()
 	return s.c.db.Close()
 }
 

@@ -18,7 +18,15 @@ const redactedPassword = sqlstore.RedactedPassword
 // '@' before the database slash (the driver's own rule); when the DSN is
 // malformed, everything from the first ':' to the last '@' is replaced,
 // which may hide more than the password but never less.
+//
+// A DSN list (SplitDSN) has each of its DSNs redacted.
 func RedactDSN(dsn string) string {
+	if list := SplitDSN(dsn); len(list) > 1 {
+		for i, d := range list {
+			list[i] = RedactDSN(d)
+		}
+		return strings.Join(list, ",")
+	}
 	at := passwordEnd(dsn)
 	if at < 0 {
 		return dsn

@@ -73,6 +73,9 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 	if opts.Engine != InnoDB && opts.Engine != RocksDB && opts.Engine != Spider {
 		return fmt.Errorf("mysqlstore: CreateSchema: engine %q: want InnoDB, ROCKSDB or SPIDER", opts.Engine)
 	}
+	if opts.Engine == RocksDB && s.c.galera {
+		return errRocksDBGalera
+	}
 	parts := opts.Partitions
 	if parts == 0 && opts.Engine == InnoDB {
 		parts = DefaultInnoDBPartitions
@@ -113,6 +116,9 @@ func (s *Store) CreateSchema(ctx context.Context, db string, opts SchemaOptions)
 		}
 	}
 	s.resetStatements(db)
+	if err := s.awaitNodes(ctx, q); err != nil {
+		return s.ddlErr("CreateSchema", err)
+	}
 	return s.checkExisting(ctx, db, opts)
 }
 

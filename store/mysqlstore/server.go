@@ -20,6 +20,7 @@ var serverSettings = []string{
 	"innodb_compression_algorithm", "innodb_page_size", "innodb_log_file_size",
 	"rocksdb_block_cache_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_default_cf_options",
 	"log_bin", "sync_binlog", "binlog_format", "max_connections", "innodb_file_per_table",
+	"wsrep_on", "wsrep_sst_method", "wsrep_slave_threads",
 }
 
 // DescribeServer describes the server for result files and host metrics
@@ -96,6 +97,7 @@ func (s *Store) DescribeServer(ctx context.Context, databases []string) (*store.
 		}
 		srv.PIDFile = pf
 	}
+	srv.MorePIDFiles = s.c.morePIDFiles(ctx)
 	if !rocks && !strings.EqualFold(srv.Settings["innodb_file_per_table"], "OFF") {
 		for _, d := range databases {
 			srv.DataDirs = append(srv.DataDirs, filepath.Join(srv.Datadir, d))
@@ -115,4 +117,46 @@ func local(network, addr string) bool {
 		host = addr
 	}
 	return sqlstore.IsLoopback(host)
+}
+
+// morePIDFiles returns the pid files (absolute paths) of the Store's other
+// endpoints (the nodes of a cluster) that run on this host; a node that
+// does not answer is left out.
+func (c *shared) morePIDFiles(ctx context.Context) []string {
+	var out []string
+	for i := 1; i < len(c.eps); i++ {
+		if !local(c.net, c.eps[i].addr) {
+			continue
+		}
+		cn, err := c.connect(ctx, connRead, i)
+		if err != nil {
+			continue
+		}
+		rows, err := cn.queryText(ctx, "SELECT @@pid_file, @@datadir")
+		if err == nil {
+			if done, err := cn.next(rows, 2); err == nil && !done {
+				pf, dir := asString(cn.dest[0]), asString(cn.dest[1])
+				if pf != "" && !filepath.IsAbs(pf) {
+					pf = filepath.Join(dir, pf)
+				}
+				if pf != "" {
+					out = append(out, pf)
+				}
+			}
+			rows.Close()
+		}
+		cn.close()
+	}
+	return out
+}
+
+// asString returns a text column's value.
+func asString(v any) string {
+	switch x := v.(type) {
+	case []byte:
+		return string(x)
+	case string:
+		return x
+	}
+	return ""
 }

@@ -29,6 +29,12 @@ type Session struct {
 	rd, wr *conn  // replaced under the watch's lock (its interruption reads them)
 	lit    []byte // the text of a literal multiget
 
+	// ep is the endpoint (cluster node) the session uses; its connections
+	// follow it. ambiguous: the last attempt's COMMIT lost its connection
+	// (see commitError).
+	ep        int
+	ambiguous bool
+
 	// calls runs the calls: checks, retries, and the context watch that
 	// interrupts both connections when the calls' context ends.
 	calls sqlstore.Calls
@@ -69,7 +75,7 @@ func (ss *Session) Close() error {
 	for _, c := range []*conn{rd, wr} {
 		if c != nil {
 			if !c.valid() {
-				ss.v.c.kill(c.id) // see drop
+				ss.v.c.kill(c.ep, c.id) // see drop
 			}
 			if fired {
 				// Interrupted while idle (the worker's context ended):
@@ -125,12 +131,12 @@ func (ss *Session) connRaw(ctx context.Context, k connKind) (*conn, error) {
 		p = &ss.wr
 	}
 	if c := *p; c != nil {
-		if c.valid() {
+		if c.valid() && c.ep == ss.ep {
 			return c, nil
 		}
 		ss.drop(k)
 	}
-	c, err := ss.v.c.connect(ctx, k)
+	c, err := ss.dial(ctx, k)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +147,20 @@ func (ss *Session) connRaw(ctx context.Context, k connKind) (*conn, error) {
 		}
 	})
 	return c, nil
+}
+
+// dial connects a connection of kind k to the session's node; on a
+// cluster, a node that refuses or loses the connection, or is not ready,
+// moves the session to the next node (each tried once).
+func (ss *Session) dial(ctx context.Context, k connKind) (*conn, error) {
+	n := len(ss.v.c.eps)
+	for i := 0; ; i++ {
+		c, err := ss.v.c.connect(ctx, k, ss.ep)
+		if err == nil || n == 1 || i == n-1 || ctx.Err() != nil || !movable(err) {
+			return c, err
+		}
+		ss.moveOn(err)
+	}
 }
 
 // drop closes the connection of kind k after an error that may have left
@@ -160,7 +180,7 @@ func (ss *Session) drop(k connKind) {
 			// context watch, or the network): the server may still be
 			// running it, waiting for a lock, and would apply it later
 			// while holding a connection slot. Kill it.
-			ss.v.c.kill(c.id)
+			ss.v.c.kill(c.ep, c.id)
 		}
 		c.close()
 	}
@@ -188,15 +208,21 @@ func (ss *Session) rollback(ctx context.Context, c *conn) {
 }
 
 // commit commits the write connection's transaction (an injected failure
-// rolls it back, as a server that refuses the commit would).
+// rolls it back, as a server that refuses the commit would; one from
+// Options.injectCommitted follows a COMMIT that succeeded, as a reply lost
+// on the way). Its error is classified by commitError.
 func (ss *Session) commit(ctx context.Context, c *conn, o sqlstore.Op) error {
 	if err := ss.v.c.eng.Inject(o, "commit"); err != nil {
 		ss.rollback(ctx, c)
 		return err
 	}
 	_, err := c.execText(ctx, "COMMIT")
+	if f := ss.v.c.opts.injectCommitted; err == nil && f != nil {
+		err = f(o.String()) // the tests' seam: a reply lost after the server committed
+	}
 	if err != nil {
 		ss.rollback(ctx, c)
+		return ss.commitError(err)
 	}
-	return err
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -127,6 +128,11 @@ func TestClassify(t *testing.T) {
 		{io.EOF, classConn, "conn"},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), classConn, "conn"},
 		{errors.New("count upsert affected 3 rows"), classFatal, ""},
+		// Galera: a certification conflict at COMMIT has its own class; a
+		// node not ready (1047) refused the statement.
+		{fmt.Errorf("x: %w", &certConflictError{&mysql.MySQLError{Number: 1213}}), classRetry, "cert_conflict"},
+		{&mysql.MySQLError{Number: 1047}, classConn, "1047"},
+		{&ambiguousError{mysql.ErrInvalidConn}, classConn, "conn"},
 	}
 	for _, c := range cases {
 		cl, key := classify(c.err)
@@ -134,7 +140,8 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%v) = %d, %q; want %d, %q", c.err, cl, key, c.class, c.key)
 		}
 	}
-	if !unsent(fmt.Errorf("x: %w", syscall.ECONNREFUSED)) || unsent(mysql.ErrInvalidConn) {
+	if !unsent(fmt.Errorf("x: %w", syscall.ECONNREFUSED)) || unsent(mysql.ErrInvalidConn) ||
+		!unsent(&mysql.MySQLError{Number: 1047}) || unsent(&ambiguousError{mysql.ErrInvalidConn}) {
 		t.Error("unsent misclassifies")
 	}
 }
@@ -213,5 +220,36 @@ func TestLocalServer(t *testing.T) {
 		if got := local(cfg.Net, cfg.Addr); got != c.want {
 			t.Errorf("local(%s) = %v, want %v", c.dsn, got, c.want)
 		}
+	}
+}
+
+// TestSplitDSN: a comma-separated list of DSNs is split into its DSNs;
+// a DSN whose parameter holds a comma, or a list with a part that is not
+// a DSN with an address, stays one DSN; RedactDSN redacts each of a list.
+func TestSplitDSN(t *testing.T) {
+	list := "u:p1@tcp(127.0.0.1:4407)/, u:p1@tcp(127.0.0.1:4408)/db,u:p1@unix(/tmp/x.sock)/"
+	got := SplitDSN(list)
+	want := []string{"u:p1@tcp(127.0.0.1:4407)/", "u:p1@tcp(127.0.0.1:4408)/db", "u:p1@unix(/tmp/x.sock)/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("SplitDSN(%q) = %q, want %q", list, got, want)
+	}
+	for _, one := range []string{"u:p@tcp(h:1)/", "u:p@tcp(h:1)/?x=a,b", "u:p@tcp(h:1)/,nonsense", ""} {
+		if got := SplitDSN(one); len(got) != 1 || got[0] != one {
+			t.Errorf("SplitDSN(%q) = %q, want it whole", one, got)
+		}
+	}
+	red := RedactDSN(list)
+	if strings.Contains(red, "p1") || strings.Count(red, redactedPassword) != 3 {
+		t.Errorf("RedactDSN(list) = %q", red)
+	}
+}
+
+// TestDSNListPasswords: the nodes of a list must share the password (the
+// redactor hides one); a list with another password is refused at Open
+// without connecting, and the message shows neither password.
+func TestDSNListPasswords(t *testing.T) {
+	_, err := Open(t.Context(), Options{DSN: "u:secret1@tcp(127.0.0.1:1)/,u:secret2@tcp(127.0.0.1:2)/"})
+	if err == nil || !strings.Contains(err.Error(), "another password") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open = %v, want a refusal naming no password", err)
 	}
 }

@@ -104,8 +104,10 @@ func redactDSN(dsn string) (string, []string) {
 		redacted = pgstore.RedactDSN(dsn)
 	}
 	var pws []string
-	if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Passwd != "" {
-		pws = append(pws, cfg.Passwd)
+	for _, d := range mysqlstore.SplitDSN(dsn) { // the nodes of a cluster
+		if cfg, err := mysql.ParseDSN(d); err == nil && cfg.Passwd != "" {
+			pws = append(pws, cfg.Passwd)
+		}
 	}
 	if pw := pgDSNPassword(dsn); pw != "" {
 		pws = append(pws, pw)
@@ -148,8 +150,11 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 		opts.Password = os.Getenv("MYSQL_PWD")
 	}
 	if o.dsn != "" {
-		if _, err := mysql.ParseDSN(o.dsn); err != nil {
-			return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, o.conn.Password))}
+		// A comma-separated list names the nodes of a cluster (Galera).
+		for _, d := range mysqlstore.SplitDSN(o.dsn) {
+			if _, err := mysql.ParseDSN(d); err != nil {
+				return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, o.conn.Password))}
+			}
 		}
 	}
 	engine := cfg.Store.Engine

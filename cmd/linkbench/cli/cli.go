@@ -249,7 +249,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.csvStats, "csvstats", "", "write each phase's latency table as CSV to `file`")
 	fs.StringVar(&o.csvStream, "csvstream", "", "write per-requester statistics every displayfreq seconds to `file`")
 	fs.StringVar(&o.store, "store", "", "store: "+storeNames()+" (default: the linkstore key, else pebble in a temporary directory)")
-	fs.StringVar(&o.dsn, "dsn", "", "pebble store: the database's directory (default: a temporary one, removed at the end); MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/; postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
+	fs.StringVar(&o.dsn, "dsn", "", "pebble store: the database's directory (default: a temporary one, removed at the end); MySQL store: go-sql-driver `DSN`, e.g. user:pw@tcp(127.0.0.1:3306)/, or the nodes of a Galera cluster comma-separated (requesters spread over them, moving on when a node fails); postgres store: postgres://user:pw@host:5432/linkbench (default: the host, port, user, password keys)")
 	fs.BoolVar(&o.createSchema, "create-schema", false, "SQL stores: create the databases (MySQL; engine key: innodb, rocksdb, or spider with spider_data_nodes) or schemas (PostgreSQL) dbprefix0.. and their tables if missing")
 	fs.BoolVar(&o.deferIndex, "defer-index", false, "SQL stores: with -create-schema, create the id1_type index after the load phase, not before")
 	fs.StringVar(&o.isolation, "isolation", "", "postgres store: transaction isolation, read-committed (default), repeatable-read or serializable")

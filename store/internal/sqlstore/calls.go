@@ -17,7 +17,13 @@ type Calls struct {
 	closed           bool
 	w                Watch
 	rearm, interrupt func()
+	onFail           func(error)
 }
+
+// OnFail sets f to run after each failed attempt of the session's calls,
+// before the retry policy decides (a dialect moves a session off a
+// cluster node that is not ready).
+func (c *Calls) OnFail(f func(error)) { c.onFail = f }
 
 // Init sets up the calls of a session of database db: interrupt
 // interrupts the session's connections (a past deadline), rearm makes the
@@ -62,7 +68,16 @@ func (c *Calls) Run(ctx context.Context, o Op, idempotent bool, f func(attempt i
 	if err := c.Enter(ctx, o); err != nil {
 		return err
 	}
-	return c.e.Retry(ctx, o, c.db, idempotent, f)
+	if c.onFail == nil {
+		return c.e.Retry(ctx, o, c.db, idempotent, f)
+	}
+	return c.e.Retry(ctx, o, c.db, idempotent, func(attempt int) error {
+		err := f(attempt)
+		if err != nil {
+			c.onFail(err)
+		}
+		return err
+	})
 }
 
 // maxPathSwitches bounds how often one attempt of AddLink or UpdateLink

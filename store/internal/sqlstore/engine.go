@@ -127,6 +127,10 @@ type Events struct {
 	Cancelled   atomic.Int64 // cancelled: cancel requests sent for abandoned statements
 	Reconnects  atomic.Int64 // reconnects: connections found lost, replaced by the next call
 	BulkUpserts atomic.Int64 // bulk_upserts: bulk calls that took the upsert path
+	// Ambiguous counts writes whose COMMIT lost its connection (outcome
+	// unknown), AmbiguousApplied those a read-back found committed.
+	Ambiguous        atomic.Int64 // ambiguous
+	AmbiguousApplied atomic.Int64 // ambiguous_applied
 }
 
 // counters are the engine's own counts.
@@ -263,7 +267,8 @@ func (e *Engine) countErr(key string) {
 // "max_retries.<Op>" (most retries of one call), "failures.<Op>" (calls
 // that returned an error other than a cancelled context), "transient.<Op>"
 // (of those, the ones returned as *store.TransientError), the Events
-// (add_to_upd, upd_to_add, killed, cancelled, reconnects, bulk_upserts),
+// (add_to_upd, upd_to_add, killed, cancelled, reconnects, bulk_upserts,
+// ambiguous, ambiguous_applied),
 // "errors.<code>" (statements that failed with that server error code,
 // injected errors included) and "errors.conn" (statements that failed on a
 // lost or refused connection without one). Safe at any time, after Close
@@ -289,6 +294,8 @@ func (e *Engine) Counters() []store.Counter {
 	add("cancelled", ev.Cancelled.Load())
 	add("reconnects", ev.Reconnects.Load())
 	add("bulk_upserts", ev.BulkUpserts.Load())
+	add("ambiguous", ev.Ambiguous.Load())
+	add("ambiguous_applied", ev.AmbiguousApplied.Load())
 	c.mu.Lock()
 	for k, v := range c.errs {
 		add("errors."+k, v)
