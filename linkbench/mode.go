@@ -31,7 +31,8 @@ type runMode interface {
 	withoutDataFile(path, why string) error
 	// loadPlan returns the order of a load's chunks and its sources.
 	loadPlan(w *workload, seed int64) loadPlan
-	// requesterSources returns the random source of each requester.
+	// requesterSources returns the random source of each requester, from
+	// the phase's stream seed (RequestStreamSeed).
 	requesterSources(w *workload, seed int64) []requestSource
 	// dbShares returns the cumulative dbload shares (percent), one per
 	// database, that a requester picks its database from.
@@ -68,8 +69,11 @@ func (fastMode) loadPlan(w *workload, seed int64) loadPlan {
 
 func (fastMode) requesterSources(w *workload, seed int64) []requestSource {
 	s := make([]requestSource, w.cfg.Requesters)
+	// The run's requester index: shard Index's requesters follow those of
+	// the shards before it.
+	base := uint64(w.cfg.Shard.Index) * uint64(w.cfg.Requesters)
 	for i := range s {
-		s[i] = &fastSource{Rand: rand.New(uint64(seed), streamRequester, uint64(i)), pick: &w.pick, start: &w.opStart}
+		s[i] = &fastSource{Rand: rand.New(uint64(seed), streamRequester, base+uint64(i)), pick: &w.pick, start: &w.opStart}
 	}
 	return s
 }

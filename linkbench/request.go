@@ -149,12 +149,18 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	}
 	defer closeSessions()
 	elog := newFailureLog(log)
-	reqs, err := w.newRequesters(seed, sessions, col, elog)
+	streamSeed := RequestStreamSeed(seed, cfg.Step, cfg.Sweep)
+	reqs, err := w.newRequesters(streamSeed, sessions, col, elog)
 	if err != nil {
 		return nil, err
 	}
 	if tr := traceOf(st); tr != nil {
-		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d", seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests))
+		streams := ""
+		if streamSeed != seed || cfg.Shard.Sharded() {
+			streams = fmt.Sprintf(" request_stream_seed=%d step=%d sweep=%d shard=%s", streamSeed, cfg.Step, cfg.Sweep, cfg.Shard)
+		}
+		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d%s",
+			seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests, streams))
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
@@ -431,7 +437,9 @@ type requester struct {
 // rec.
 func newRequester(w *workload, i int, src requestSource, stores []store.Store, rec *stats.Recorder) (*requester, error) {
 	cfg := &w.cfg
-	ch, err := w.id2Chooser(cfg.Requesters, i)
+	// With shards, requester i is requester Index*requesters + i of the
+	// run (id2gen_config = 1 keeps the run's requesters' id2s apart).
+	ch, err := w.id2Chooser(cfg.Requesters*cfg.Shard.count(), cfg.Shard.Index*cfg.Requesters+i)
 	if err != nil {
 		return nil, err
 	}

@@ -282,8 +282,16 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 			}
 		}
 		c := cfg
+		if len(out) > 0 {
+			c.StartAt = time.Time{} // -start-at starts the run's first phase
+		}
 		if ph.Phase == stats.PhaseRequest {
 			c.Requesters = ph.Requesters
+			// Each step and sweep value draws streams of its own.
+			c.Step = ph.Step
+			if len(plan.Requesters) > 0 {
+				c.Sweep = ph.Requesters
+			}
 			if loaded {
 				c.AllowEmptyStore = true // the load checked its nodes, or a phase before found them
 			}
