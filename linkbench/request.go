@@ -132,7 +132,7 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	pt := phaseTimes{start: time.Now()}
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	if hardAt := satAdd(w.timeBound(), cfg.GraceTime); hardAt < NoTimeLimit {
+	if hardAt := satAdd(satAdd(w.timeBound(), cfg.GraceTime), untilStart(cfg)); hardAt < NoTimeLimit {
 		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
 		defer hard.Stop()
 	}
@@ -164,6 +164,16 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
+	if !cfg.StartAt.IsZero() {
+		if err := waitStart(runCtx, cfg, "request"); err != nil {
+			return nil, err
+		}
+		// The phase's time counts from StartAt: a preparation done before
+		// does not shorten its window (one that overran it does).
+		if cfg.StartAt.After(pt.start) {
+			pt.start = cfg.StartAt
+		}
+	}
 	w.runRequesters(runCtx, reqs, col, elog, &pt)
 	rep := col.Report(stats.PhaseRequest)
 	w.describe(rep, seed, "request_random_seed")

@@ -226,6 +226,8 @@ type options struct {
 	devices     []string
 	serverPID   int
 
+	startAt time.Time // -start-at: the first phase starts then (issue 19)
+
 	metricsAddr   string        // -metrics-addr: serve Prometheus metrics there (issue 22)
 	metricsLinger time.Duration // -metrics-linger: serve them this long after the phases
 }
@@ -284,10 +286,22 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
 	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the run printed its tables and -verify, so that Prometheus scrapes the final figures (a signal ends the wait; the exit status stays the run's)")
+	fs.Func("shard", "run shard `I/N` of a run driven by N processes (the shard key): load shard I's chunks of the graph; request with requesters I*requesters.. of the run", func(v string) error {
+		o.defs["shard"] = v // checked with the keys: the error names the key and its range
+		return nil
+	})
+	fs.Func("start-at", "prepare, then start the first phase at `time` (RFC 3339, e.g. 2026-12-02T03:00:00Z): the processes of a sharded run measure the same seconds", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("want an RFC 3339 time such as 2026-12-02T03:00:00Z")
+		}
+		o.startAt = t
+		return nil
+	})
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store or -store pebble -dsn DIR: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-shard I/N] [-start-at time] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
@@ -397,6 +411,7 @@ func buildConfig(o *options) (linkbench.Config, error) {
 	if err != nil {
 		return cfg, usageError{err}
 	}
+	cfg.StartAt = o.startAt
 	return cfg, nil
 }
 
@@ -696,6 +711,8 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	// calls too): refused here before anything else is opened.
 	if err := linkbench.CheckEmpty(ctx, *cfg, st.Store); err != nil {
 		switch {
+		case errors.Is(err, linkbench.ErrGraphExists) && cfg.Shard.Sharded():
+			return nil // the shards load into the same tables: the others' rows
 		case missingSchema(err):
 			return usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
 		case errors.Is(err, linkbench.ErrGraphExists):

@@ -91,3 +91,14 @@ func TestStepsDistinctStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestShardBadInput: a bad -shard (the shard key) or -start-at is one
+// line naming it and what is allowed, exit status 2, nothing written.
+func TestShardBadInput(t *testing.T) {
+	runBadInput(t, []badCase{
+		{"shard out of range", []string{"-store", "memory", "-l", "-shard", "3/3"}, []string{"shard", "0 <= I < N <= 4096"}, nil},
+		{"shard malformed", []string{"-store", "memory", "-l", "-D", "shard=two"}, []string{"shard", "I/N"}, nil},
+		{"shard with rng java", []string{"-store", "memory", "-l", "-shard", "1/2", "-D", "rng=java"}, []string{"shard", "rng = fast"}, nil},
+		{"start-at malformed", []string{"-store", "memory", "-l", "-start-at", "tomorrow"}, []string{"-start-at", "RFC 3339"}, nil},
+	})
+}
