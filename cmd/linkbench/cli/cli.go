@@ -30,7 +30,8 @@
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
 //	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
-//	linkbench help [compare|plot]
+//	linkbench merge [-overwrite] FILE... -o OUT.json
+//	linkbench help [compare|plot|merge]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -304,7 +305,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-shard I/N] [-start-at time] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
-		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
+		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(mergeUsage, "usage: linkbench "))
+		fmt.Fprintln(stderr, "       linkbench help [compare|plot|merge]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on Pebble, in a temporary directory removed at the end.")
 		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them (linkbench help compare, linkbench help plot).")
 		fs.PrintDefaults()
@@ -420,12 +422,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if len(args) > 0 && args[0] == "help" {
 		return r.help(args[1:])
 	}
-	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
+	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot" || args[0] == "merge") {
 		var err error
-		if args[0] == "compare" {
+		switch args[0] {
+		case "compare":
 			err = runCompare(args[1:], stdout, stderr)
-		} else {
+		case "plot":
 			err = runPlot(args[1:], stderr)
+		default:
+			err = runMerge(args[1:], stdout, stderr)
 		}
 		switch {
 		case errors.Is(err, flag.ErrHelp):
@@ -554,8 +559,10 @@ func (r *runner) help(args []string) int {
 		err = runCompare([]string{"-h"}, r.stdout, r.stdout)
 	case len(args) == 1 && args[0] == "plot":
 		err = runPlot([]string{"-h"}, r.stdout)
+	case len(args) == 1 && args[0] == "merge":
+		err = runMerge([]string{"-h"}, r.stdout, r.stdout)
 	default:
-		return r.fail(usageError{fmt.Errorf("help %s: want linkbench help, help compare or help plot", strings.Join(args, " "))})
+		return r.fail(usageError{fmt.Errorf("help %s: want linkbench help, help compare, help plot or help merge", strings.Join(args, " "))})
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		return r.fail(err)
