@@ -107,6 +107,10 @@ func TestMergeShards(t *testing.T) {
 			t.Fatal(err)
 		}
 		requests += files[i].Requests
+		// -start-at: no process measured before the instant.
+		if at, _ := time.Parse(time.RFC3339, startAt); files[i].Start.Before(at) {
+			t.Errorf("%s starts its window at %s, before -start-at %s", p, files[i].Start.Format(time.RFC3339Nano), startAt)
+		}
 	}
 	if m.Requests != requests || requests == 0 {
 		t.Errorf("merged requests %d, want the sum %d", m.Requests, requests)
