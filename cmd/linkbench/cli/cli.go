@@ -45,6 +45,14 @@
 // the linkstore key if it names one, else pebble). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
 //
+// -shard I/N (the shard key) runs shard I of a run driven by N processes:
+// its share of the load's chunks, or requesters I*requesters.. of the run;
+// -start-at TIME (RFC 3339) prepares, then starts the first phase at TIME,
+// so that the processes measure the same seconds. linkbench merge sums the
+// shards' result files of one phase into one (exact sums of their HDR logs,
+// each host's row kept; files of different graphs or workloads, of one
+// shard twice or of windows that do not overlap are refused, exit status 2).
+//
 // linkbench compare prints the load and query tables of result files (as
 // written by -results), one row per file in the order given, the label
 // last; -baseline adds, after each table, its rows divided by a baseline
