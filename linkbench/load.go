@@ -33,7 +33,11 @@ var ErrLoadVerify = errors.New("load verification failed")
 // finish last: the fix of reference §11.2-2). Each chunk draws from its own
 // random stream rand.New(seed, chunk): the loaded data is a pure function of
 // the configuration and load_random_seed, whatever the number of loaders
-// and their timing.
+// and their timing. The nodes are drawn likewise, a stream per chunk of
+// loader_chunk_size ids. With Config.Shard (I/N), Load writes shard I's
+// share (see Shard): the N shards write the rows one Load writes, with the
+// same Config.StartAt (the rows' times; the clock without it). A shard
+// does not call ResetNodeStore nor check the node table after its load.
 //
 // With rng = java (Config.RNG == RNGJava) the load draws instead as
 // LinkBench does (reference §5.1-§5.5, Appendix A.2 and B): a SHA1PRNG

@@ -30,7 +30,10 @@ const historyLimit = 2048
 
 // Request runs LinkBench's request phase (reference §6) against st:
 // `requesters` goroutines, each with its own random stream
-// rand.New(request_random_seed, requester) and its own recorder, each
+// rand.New(stream seed, requester) and its own recorder (the stream seed is
+// RequestStreamSeed(request_random_seed, Config.Step, Config.Sweep); with
+// Config.Shard, requester i is the run's requester Shard.Index*requesters
+// + i; with Config.StartAt the phase prepares, then starts then), each
 // doing `requests` requests after warmup_time seconds of unmeasured
 // warm-up, or stopping when maxtime seconds have passed after the warm-up.
 // Each request picks a database (dbload), waits for its exponentially

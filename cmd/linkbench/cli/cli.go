@@ -316,7 +316,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(mergeUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench help [compare|plot|merge]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on Pebble, in a temporary directory removed at the end.")
-		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them (linkbench help compare, linkbench help plot).")
+		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them; merge sums the shards' files of one phase (linkbench help compare, help plot, help merge).")
 		fs.PrintDefaults()
 	}
 	// LinkBench also accepts -D glued to its value: -Dkey=value.
