@@ -394,9 +394,8 @@ func readLog(path string) ([]*hdr.Histogram, error) {
 // interval histograms (logs).
 func mergeIntervals(files []*File, logs map[stats.Op][]*hdr.Histogram, start, end time.Time, unit time.Duration) []Interval {
 	type acc struct {
-		iv       Interval
-		endMs    int64
-		startsMs int64
+		iv    Interval
+		endMs int64
 	}
 	secs := map[int64]*acc{}
 	for _, f := range files {
