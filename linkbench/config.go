@@ -256,6 +256,10 @@ type Config struct {
 	BulkInsertKB    int   // bulk_insert_kb: also flush node batches at this many KiB; 0: no KiB cap
 	LoadRandomSeed  Seed  // load_random_seed; unset: a seed is drawn and reported
 
+	// Shard is shard: this process's share of a run driven by Shard.Count
+	// processes (client hosts). The zero value is one process (0/1).
+	Shard Shard
+
 	// Out-degree and payloads.
 
 	// DataFile is data_file: the path of LinkBench's Distribution.dat. ""
@@ -371,6 +375,21 @@ type Config struct {
 	// its start; the times of the links and nodes it writes are that wall
 	// clock plus the monotonic time elapsed since.
 	Now func() time.Time `json:"-"`
+	// StartAt, when not zero, is the instant the phase's measured window
+	// starts (the tool's -start-at): the phase prepares (sessions,
+	// statements), then waits for it, so that the processes of a sharded
+	// run measure the same window; a phase whose preparation overran it
+	// starts at once, with a warning. Run applies it to its first phase
+	// only. A load's rows take their times from it (not from the clock
+	// of each process), so that shards write what one process writes.
+	StartAt time.Time `json:"-"`
+	// Step and Sweep identify a request phase within a run (Run sets
+	// them: the step 1..Plan.Steps, and the requesters value of a sweep,
+	// 0 without one). With Step > 1 or Sweep > 0 the requesters' random
+	// streams derive from request_random_seed, Step and Sweep
+	// (RequestStreamSeed), so that no two phases of a run replay one
+	// sequence of requests.
+	Step, Sweep int `json:"-"`
 	// Stream, when not nil, receives each requester's interval statistics
 	// every displayfreq seconds (LinkBench's -csvstream); nil: none.
 	Stream *stats.StreamWriter `json:"-"`

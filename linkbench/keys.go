@@ -802,6 +802,27 @@ func buildKeyTable() []keyDef {
 		intKey("bulk_insert_kb", func(c *Config) *int { return &c.BulkInsertKB }, atLeast[int64](0), "0: no KiB cap",
 			"also flush node batches at this many KiB").dflt("0"),
 		seedKey("load_random_seed", func(c *Config) *Seed { return &c.LoadRandomSeed }, "seed of the load phase"),
+		{name: "shard", doc: "this process's shard of a run driven by N processes: it loads shard I's chunks, its requesters are I*requesters..",
+			allowed: shardAllowed, def: "0/1", hasDef: true,
+			set: func(c *Config, k, v string) error {
+				s, err := ParseShard(v)
+				if err != nil {
+					return &ConfigError{Key: k, Value: v, Reason: err.Error() + "; allowed: " + shardAllowed}
+				}
+				c.Shard = s
+				return nil
+			},
+			get: func(c *Config) (string, bool) { return c.Shard.String(), true },
+			check: func(c *Config) string {
+				if r := c.Shard.Check(); r != "" {
+					return r
+				}
+				if c.Shard.Sharded() && c.RNG == RNGJava {
+					return "a sharded run needs rng = fast (rng = java draws LinkBench's sequential streams)"
+				}
+				return ""
+			},
+		},
 		{name: "rng", doc: "random mode: fast (own stream per chunk and requester) or java (LinkBench's draws)",
 			allowed: "fast, java (any case)", def: "fast", hasDef: true,
 			set: func(c *Config, k, v string) error {

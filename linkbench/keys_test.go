@@ -17,7 +17,7 @@ import (
 // without a sample fails the test.
 var keySamples = map[string]string{
 	"startid1": "7", "maxid1": "5007", "loaders": "3", "generate_nodes": "false", "loader_chunk_size": "64",
-	"bulk_insert_count": "99", "bulk_insert_kb": "16", "load_random_seed": "-5", "rng": "java",
+	"bulk_insert_count": "99", "bulk_insert_kb": "16", "load_random_seed": "-5", "rng": "java", "shard": "2/3",
 	"data_file": "/no/such/Distribution.dat", "data_vintage": "2011", "link_type_count": "3", "nlinks_func": "const",
 	"nlinks_shape": "0.5", "nlinks_mean": "4", "nlinks_prob": "0.25", "nlinks_median": "11", "nlinks_sigma": "1.5",
 	"nlinks_points": "0 10, 1 15, 2 17, 120 100", "nlinks_realdist": "links",
@@ -74,7 +74,8 @@ var keySamples = map[string]string{
 // that no key sets: the Go-only fields, and NLinks' class, which
 // nlinks_func names.
 var leavesNotSetByKeys = []string{"NLinks.Function", "NLinks.Spec.Kind", "NLinks.Set", "NLinks.Spec.Config",
-	"Logger", "Now", "OnProgress", "OnInterval", "IntervalFreq", "Stream", "SourceFiles", "monotonic", "origins"}
+	"Logger", "Now", "OnProgress", "OnInterval", "IntervalFreq", "Stream", "SourceFiles", "monotonic", "origins",
+	"StartAt", "Step", "Sweep"}
 
 // leafPaths returns the path and value of every leaf field of v (a
 // struct), recursively through structs.

@@ -33,7 +33,11 @@ var ErrLoadVerify = errors.New("load verification failed")
 // finish last: the fix of reference §11.2-2). Each chunk draws from its own
 // random stream rand.New(seed, chunk): the loaded data is a pure function of
 // the configuration and load_random_seed, whatever the number of loaders
-// and their timing.
+// and their timing. The nodes are drawn likewise, a stream per chunk of
+// loader_chunk_size ids. With Config.Shard (I/N), Load writes shard I's
+// share (see Shard): the N shards write the rows one Load writes, with the
+// same Config.StartAt (the rows' times; the clock without it). A shard
+// does not call ResetNodeStore nor check the node table after its load.
 //
 // With rng = java (Config.RNG == RNGJava) the load draws instead as
 // LinkBench does (reference §5.1-§5.5, Appendix A.2 and B): a SHA1PRNG
@@ -73,6 +77,30 @@ func Load(ctx context.Context, cfg Config, st store.Store) (*stats.Report, error
 	rep, err := w.load(ctx, st)
 	c.finish(rep)
 	return rep, err
+}
+
+// shardIDs is the number of ids of one database whose links and nodes
+// the shard loads (w.n without shards).
+func (w *workload) shardIDs() int64 {
+	sh, size := w.cfg.Shard, w.cfg.LoaderChunkSize
+	if !sh.Sharded() {
+		return w.n
+	}
+	var n int64
+	for c := int64(sh.Index); c < w.numChunks(); c += int64(sh.Count) {
+		n += min(size, w.n-c*size)
+	}
+	return n
+}
+
+// loadNow is the wall clock the loaded rows' times come from: the
+// measured window's start when Config.StartAt is set (the same in every
+// shard), else the clock (Config.Now).
+func (w *workload) loadNow() time.Time {
+	if !w.cfg.StartAt.IsZero() {
+		return w.cfg.StartAt
+	}
+	return w.cfg.now()
 }
 
 // numChunks is the number of chunks of one database's id1 range.
@@ -119,12 +147,22 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 		return nil, err
 	}
 
+	if err := waitStart(ctx, cfg, "load"); err != nil {
+		return nil, err
+	}
 	if tr := traceOf(st); tr != nil {
 		tr.Comment(fmt.Sprintf("load load_random_seed=%d rng=%s loaders=%d maxid1=%d", seed, rngName(cfg.RNG), cfg.Loaders, cfg.MaxID1))
 	}
 	log.Info("starting load", "loaders", cfg.Loaders, "generate_nodes", cfg.GenerateNodes,
 		"maxid1", cfg.MaxID1, "load_random_seed", seed, "out-degree", w.outDegreeSource)
 	prog := &loadProgress{total: w.n * int64(cfg.DBCount), interval: cfg.LoadProgressInterval, log: log}
+	if cfg.Shard.Sharded() { // the id1s of the shard's chunks
+		prog.total = 0
+		for k := range plan.len() {
+			_, _, lo, hi := plan.chunk(cfg, k)
+			prog.total += hi - lo
+		}
+	}
 	start := cfg.now()
 	prog.start = start
 	// The rows expected (0: unknown) give the progress reports their
@@ -156,7 +194,7 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 		}
 		return rep, runErr
 	}
-	if nl != nil {
+	if nl != nil && !cfg.Shard.Sharded() { // a shard's nodes are a part of the table: -verify after all shards
 		if err := verifyNodes(ctx, cfg, stores, dbNames); err != nil {
 			return rep, err
 		}
@@ -243,7 +281,7 @@ func (w *workload) runLoaders(ctx context.Context, plan loadPlan, loaders []*lin
 // loadTotals adds up the rows the loaders wrote.
 func (w *workload) loadTotals(loaders []*linkLoader, nl *nodeLoader) *stats.LoadTotals {
 	// Quirk §11.2-23 (expected nodes ignore dbcount): fixed in both modes.
-	totals := &stats.LoadTotals{ExpectedNodes: w.n * int64(w.cfg.DBCount)}
+	totals := &stats.LoadTotals{ExpectedNodes: w.shardIDs() * int64(w.cfg.DBCount)}
 	if !w.cfg.GenerateNodes {
 		totals.ExpectedNodes = 0
 	}
@@ -437,7 +475,7 @@ func (ll *linkLoader) chunk(ctx context.Context, db int, c, lo, hi int64) error 
 	// its lazy state; Java mode: the shared source, and one generator per
 	// loader whose motif buffer the first fill built, as in LinkBench.
 	ll.plan.startChunk(ll, db, c)
-	ll.nowMs = ll.w.cfg.now().UnixMilli()
+	ll.nowMs = ll.w.loadNow().UnixMilli()
 	ll.chunkLinks, ll.chunkCounts = 0, 0
 	for id1 := lo; id1 < hi; id1++ {
 		if err := ll.id1(ctx, id1); err != nil {
@@ -653,30 +691,41 @@ func newNodeLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.
 func (nl *nodeLoader) run(ctx context.Context) error {
 	cfg := &nl.w.cfg
 	for db, st := range nl.stores {
-		if err := st.ResetNodeStore(ctx, cfg.StartID1); err != nil {
-			return fmt.Errorf("load: ResetNodeStore: %w", err)
+		// A shard must not empty the node table the other shards load
+		// into: the nodes' ids are explicit, and the tables start empty
+		// (Run's CheckEmpty is the unsharded load's check).
+		if !cfg.Shard.Sharded() {
+			if err := st.ResetNodeStore(ctx, cfg.StartID1); err != nil {
+				return fmt.Errorf("load: ResetNodeStore: %w", err)
+			}
 		}
 		bulk, _ := store.AsBulkNodeLoader(st)
 		// Fast mode: one stream per database. (Java mode: one Random and
 		// one generator continue across databases, as in LinkBench.)
-		rng := nl.plan.nodeSource(db, nl.gen)
-		nowSec := int32(cfg.now().Unix())
-		for id := cfg.StartID1; id < cfg.MaxID1; id++ {
-			if id&1023 == 0 {
-				if err := nl.stop.Err(); err != nil {
-					return err
+		nowSec := int32(nl.w.loadNow().Unix())
+		// The nodes of every shards-th chunk of ids, from the shard's:
+		// each chunk from its own source (fast mode).
+		sh := cfg.Shard
+		for c := int64(sh.Index); c < nl.w.numChunks(); c += int64(sh.count()) {
+			rng := nl.plan.nodeSource(db, c, nl.gen)
+			lo := cfg.StartID1 + c*cfg.LoaderChunkSize
+			for id := lo; id < min(lo+cfg.LoaderChunkSize, cfg.MaxID1); id++ {
+				if id&1023 == 0 {
+					if err := nl.stop.Err(); err != nil {
+						return err
+					}
+					nowSec = int32(nl.w.loadNow().Unix())
 				}
-				nowSec = int32(cfg.now().Unix())
-			}
-			nl.nodes = nl.nodes[:len(nl.nodes)+1]
-			n := &nl.nodes[len(nl.nodes)-1]
-			size := int(nl.w.nodeSize.Choose(rng))
-			n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 1, nowSec
-			n.Data = nl.gen.Fill(rng, grow(n.Data, size))
-			nl.bytes += int64(size) + 24
-			if len(nl.nodes) == cap(nl.nodes) || (cfg.BulkInsertKB > 0 && nl.bytes/1024 >= int64(cfg.BulkInsertKB)) {
-				if err := nl.flush(ctx, st, bulk); err != nil {
-					return err
+				nl.nodes = nl.nodes[:len(nl.nodes)+1]
+				n := &nl.nodes[len(nl.nodes)-1]
+				size := int(nl.w.nodeSize.Choose(rng))
+				n.ID, n.Type, n.Version, n.Time = id, store.DefaultNodeType, 1, nowSec
+				n.Data = nl.gen.Fill(rng, grow(n.Data, size))
+				nl.bytes += int64(size) + 24
+				if len(nl.nodes) == cap(nl.nodes) || (cfg.BulkInsertKB > 0 && nl.bytes/1024 >= int64(cfg.BulkInsertKB)) {
+					if err := nl.flush(ctx, st, bulk); err != nil {
+						return err
+					}
 				}
 			}
 		}

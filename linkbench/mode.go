@@ -31,7 +31,8 @@ type runMode interface {
 	withoutDataFile(path, why string) error
 	// loadPlan returns the order of a load's chunks and its sources.
 	loadPlan(w *workload, seed int64) loadPlan
-	// requesterSources returns the random source of each requester.
+	// requesterSources returns the random source of each requester, from
+	// the phase's stream seed (RequestStreamSeed).
 	requesterSources(w *workload, seed int64) []requestSource
 	// dbShares returns the cumulative dbload shares (percent), one per
 	// database, that a requester picks its database from.
@@ -63,13 +64,18 @@ func (fastMode) withoutDataFile(string, string) error { return nil }
 func (fastMode) loadPlan(w *workload, seed int64) loadPlan {
 	// Quirk §11.2-2 (straggler: chunks queued highest first, the giant
 	// list late): fixed in fast mode, the heaviest chunks first.
-	return &fastPlan{seed: uint64(seed), order: newChunkOrder(w, w.numChunks()), dbs: int64(w.cfg.DBCount)}
+	sh := w.cfg.Shard
+	return &fastPlan{seed: uint64(seed), order: newChunkOrder(w, w.numChunks()), dbs: int64(w.cfg.DBCount),
+		shard: int64(sh.Index), shards: int64(sh.count())}
 }
 
 func (fastMode) requesterSources(w *workload, seed int64) []requestSource {
 	s := make([]requestSource, w.cfg.Requesters)
+	// The run's requester index: shard Index's requesters follow those of
+	// the shards before it.
+	base := uint64(w.cfg.Shard.Index) * uint64(w.cfg.Requesters)
 	for i := range s {
-		s[i] = &fastSource{Rand: rand.New(uint64(seed), streamRequester, uint64(i)), pick: &w.pick, start: &w.opStart}
+		s[i] = &fastSource{Rand: rand.New(uint64(seed), streamRequester, base+uint64(i)), pick: &w.pick, start: &w.opStart}
 	}
 	return s
 }
@@ -224,26 +230,36 @@ type loadPlan interface {
 	chunk(cfg *Config, k int64) (db int, c, lo, hi int64)
 	// startChunk sets ll's source for chunk c of database db.
 	startChunk(ll *linkLoader, db int, c int64)
-	// nodeSource returns the source of database db's nodes, generated with
-	// gen.
-	nodeSource(db int, gen distributions.DataGen) distributions.Source
+	// nodeSource returns the source of the nodes of chunk c (the ids
+	// startid1 + c*loader_chunk_size ..) of database db, generated with
+	// gen; the node loader asks for it at each chunk, in ascending order.
+	nodeSource(db int, c int64, gen distributions.DataGen) distributions.Source
 	// countRow returns the count and time of the count row of a list of k
 	// links, distinct of them with distinct id2s, the newest at newest and
 	// the newest of those that remain at newestKept.
 	countRow(k, distinct, newest, newestKept int64) (count, time int64)
 }
 
-// fastPlan is the fast mode's load: each chunk and each database's nodes
-// draw from their own stream, so the data does not depend on scheduling.
+// fastPlan is the fast mode's load: each chunk of links and each chunk of
+// nodes draw from their own stream, so the data depends neither on
+// scheduling nor on which process (shard) loads it.
 type fastPlan struct {
 	seed  uint64
 	order *chunkOrder
 	dbs   int64
+	// shard of shards: the plan holds the positions k of the whole
+	// load's order with k % shards == shard (round robin, so that the
+	// heaviest chunks, first in the order, go to different shards).
+	shard, shards int64
 }
 
-func (p *fastPlan) len() int64 { return p.order.len() * p.dbs }
+func (p *fastPlan) len() int64 {
+	total := p.order.len() * p.dbs
+	return (total - p.shard + p.shards - 1) / p.shards
+}
 
 func (p *fastPlan) chunk(cfg *Config, k int64) (db int, c, lo, hi int64) {
+	k = k*p.shards + p.shard // the position in the whole load's order
 	db, c = int(k/p.order.len()), p.order.at(k%p.order.len())
 	lo = cfg.StartID1 + c*cfg.LoaderChunkSize
 	return db, c, lo, min(lo+cfg.LoaderChunkSize, cfg.MaxID1)
@@ -255,9 +271,12 @@ func (p *fastPlan) startChunk(ll *linkLoader, db int, c int64) {
 	ll.gen.Reset()
 }
 
-func (p *fastPlan) nodeSource(db int, gen distributions.DataGen) distributions.Source {
+func (p *fastPlan) nodeSource(db int, c int64, gen distributions.DataGen) distributions.Source {
+	// Each chunk of nodes rebuilds the generator's lazy state from its own
+	// stream: a shard loading every N-th chunk writes what one process
+	// writes.
 	gen.Reset()
-	return rand.New(p.seed, streamNodes, uint64(db))
+	return rand.New(p.seed, streamNodes, uint64(db)<<40|uint64(c))
 }
 
 func (*fastPlan) countRow(_, distinct, _, newestKept int64) (count, time int64) {
@@ -295,7 +314,7 @@ func (p *javaPlan) chunk(cfg *Config, k int64) (db int, c, lo, hi int64) {
 
 func (p *javaPlan) startChunk(ll *linkLoader, _ int, _ int64) { ll.src = p.chunkSrc }
 
-func (p *javaPlan) nodeSource(_ int, _ distributions.DataGen) distributions.Source {
+func (p *javaPlan) nodeSource(_ int, _ int64, _ distributions.DataGen) distributions.Source {
 	// One Random and one generator continue across databases.
 	return p.nodeSrc
 }

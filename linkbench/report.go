@@ -29,6 +29,15 @@ func (c *Config) RNGDescription() string { return modeOf(c.RNG).describe() }
 func (w *workload) describe(rep *stats.Report, seed int64, seedKey string) {
 	rep.Header = w.header(seed, seedKey)
 	rep.Seeds = map[string]int64{seedKey: seed}
+	if seedKey == "request_random_seed" {
+		c := &w.cfg
+		ss := RequestStreamSeed(seed, c.Step, c.Sweep)
+		rep.Seeds["request_stream_seed"] = ss
+		first := c.Shard.Index * c.Requesters
+		rep.Header = append(rep.Header, stats.KV{Key: "request streams", Value: fmt.Sprintf(
+			"request_stream_seed=%d (step %d, sweep %d), requesters %d..%d of the run (shard %s)",
+			ss, max(c.Step, 1), c.Sweep, first, first+max(c.Requesters, 1)-1, c.Shard)})
+	}
 }
 
 // phaseCounters takes the store's counters (store.CounterSource) at a

@@ -30,7 +30,10 @@ const historyLimit = 2048
 
 // Request runs LinkBench's request phase (reference §6) against st:
 // `requesters` goroutines, each with its own random stream
-// rand.New(request_random_seed, requester) and its own recorder, each
+// rand.New(stream seed, requester) and its own recorder (the stream seed is
+// RequestStreamSeed(request_random_seed, Config.Step, Config.Sweep); with
+// Config.Shard, requester i is the run's requester Shard.Index*requesters
+// + i; with Config.StartAt the phase prepares, then starts then), each
 // doing `requests` requests after warmup_time seconds of unmeasured
 // warm-up, or stopping when maxtime seconds have passed after the warm-up.
 // Each request picks a database (dbload), waits for its exponentially
@@ -132,7 +135,7 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	pt := phaseTimes{start: time.Now()}
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	if hardAt := satAdd(w.timeBound(), cfg.GraceTime); hardAt < NoTimeLimit {
+	if hardAt := satAdd(satAdd(w.timeBound(), cfg.GraceTime), untilStart(cfg)); hardAt < NoTimeLimit {
 		hard := time.AfterFunc(hardAt, func() { stopRun(errTimeBound) })
 		defer hard.Stop()
 	}
@@ -149,15 +152,31 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 	}
 	defer closeSessions()
 	elog := newFailureLog(log)
-	reqs, err := w.newRequesters(seed, sessions, col, elog)
+	streamSeed := RequestStreamSeed(seed, cfg.Step, cfg.Sweep)
+	reqs, err := w.newRequesters(streamSeed, sessions, col, elog)
 	if err != nil {
 		return nil, err
 	}
 	if tr := traceOf(st); tr != nil {
-		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d", seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests))
+		streams := ""
+		if streamSeed != seed || cfg.Shard.Sharded() {
+			streams = fmt.Sprintf(" request_stream_seed=%d step=%d sweep=%d shard=%s", streamSeed, cfg.Step, cfg.Sweep, cfg.Shard)
+		}
+		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d%s",
+			seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests, streams))
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
+	if !cfg.StartAt.IsZero() {
+		if err := waitStart(runCtx, cfg, "request"); err != nil {
+			return nil, err
+		}
+		// The phase's time counts from StartAt: a preparation done before
+		// does not shorten its window (one that overran it does).
+		if cfg.StartAt.After(pt.start) {
+			pt.start = cfg.StartAt
+		}
+	}
 	src, _ := store.AsCounterSource(st) // the progress lines' store events
 	w.runRequesters(runCtx, reqs, col, elog, &pt, src)
 	rep := col.Report(stats.PhaseRequest)
@@ -434,7 +453,9 @@ type requester struct {
 // rec.
 func newRequester(w *workload, i int, src requestSource, stores []store.Store, rec *stats.Recorder) (*requester, error) {
 	cfg := &w.cfg
-	ch, err := w.id2Chooser(cfg.Requesters, i)
+	// With shards, requester i is requester Index*requesters + i of the
+	// run (id2gen_config = 1 keeps the run's requesters' id2s apart).
+	ch, err := w.id2Chooser(cfg.Requesters*cfg.Shard.count(), cfg.Shard.Index*cfg.Requesters+i)
 	if err != nil {
 		return nil, err
 	}

@@ -227,7 +227,9 @@ func (p Plan) Check(cfg Config) error {
 // Config.AllowEmptyStore): the phases after it do not again.
 //
 // A load into a database that holds a graph already is refused before
-// anything runs (CheckEmpty: *GraphExistsError).
+// anything runs (CheckEmpty: *GraphExistsError), except a sharded load
+// (Config.Shard), whose shards load into the same tables. Config.StartAt
+// applies to the first phase only.
 //
 // It returns the result of every phase that ran, in order (also those
 // that failed), and the error that stopped the run: a phase's, a hook's,
@@ -242,7 +244,9 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 			return nil, fmt.Errorf("results: %w", err)
 		}
 	}
-	if plan.Load {
+	// The shards of a sharded load write into the same tables, one
+	// before the other: each would find the others' rows.
+	if plan.Load && !cfg.Shard.Sharded() {
 		if err := CheckEmpty(ctx, cfg, st); err != nil {
 			return nil, err
 		}
@@ -282,8 +286,16 @@ func Run(ctx context.Context, cfg Config, st store.Store, plan Plan) ([]PhaseRes
 			}
 		}
 		c := cfg
+		if len(out) > 0 {
+			c.StartAt = time.Time{} // -start-at starts the run's first phase
+		}
 		if ph.Phase == stats.PhaseRequest {
 			c.Requesters = ph.Requesters
+			// Each step and sweep value draws streams of its own.
+			c.Step = ph.Step
+			if len(plan.Requesters) > 0 {
+				c.Sweep = ph.Requesters
+			}
 			if loaded {
 				c.AllowEmptyStore = true // the load checked its nodes, or a phase before found them
 			}

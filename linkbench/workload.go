@@ -22,7 +22,7 @@ import (
 // and of scheduling.
 const (
 	streamLinkChunk uint64 = iota + 1 // (db<<40 | chunk): link generation of one chunk
-	streamNodes                       // (db): node generation
+	streamNodes                       // (db<<40 | chunk): node generation of one chunk of ids
 	streamRequester                   // (requester): a requester's whole op stream
 )
 

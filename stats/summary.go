@@ -122,3 +122,11 @@ func summarize(h *hdr.Histogram, unit time.Duration) Summary {
 func valueAtRank(h *hdr.Histogram, rank, total int64) int64 {
 	return h.ValueAtPercentile((float64(rank) - 0.25) * 100 / float64(total))
 }
+
+// Summarize digests h, whose values are in units of unit, as a report's
+// series are digested (Java HdrHistogram's percentiles, see Summary): in
+// microseconds for latencies, or, with unit = time.Microsecond, the
+// values as they are (rows, for the size ops). A nil or empty h gives the
+// zero Summary. Merged result files (results.Merge) digest their summed
+// histograms with it.
+func Summarize(h *hdr.Histogram, unit time.Duration) Summary { return summarize(h, unit) }

@@ -91,6 +91,9 @@ type File struct {
 	Intervals []Interval `json:"intervals,omitempty"`
 	// Derived holds the tables' columns, computed by Derive.
 	Derived Derived `json:"derived"`
+	// Parts are the inputs of a merged file (Merge), one per host
+	// (shard), each with its own metrics and table row; nil otherwise.
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // Server describes the database server.

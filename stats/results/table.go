@@ -131,6 +131,14 @@ func Tables(files []File) (load, query Table) {
 			r.Values = append(r.Values, c.Value(f.Derived))
 		}
 		t.Rows = append(t.Rows, r)
+		// A merged file's hosts, each in a row of its own beside it.
+		for _, p := range f.Parts {
+			r := Row{Tag: f.Tag, Label: f.Label + " [shard " + p.Shard + "]", Status: p.Status}
+			for _, c := range t.Columns {
+				r.Values = append(r.Values, c.Value(p.Derived))
+			}
+			t.Rows = append(t.Rows, r)
+		}
 	}
 	return load, query
 }

@@ -30,7 +30,8 @@
 //	linkbench -keys
 //	linkbench compare [-format text|csv|markdown] [-baseline N|LABEL] FILE...
 //	linkbench plot [-title text] [-ops OP,...] [-logy] FILE... -o out.png|out.svg
-//	linkbench help [compare|plot]
+//	linkbench merge [-overwrite] FILE... -o OUT.json
+//	linkbench help [compare|plot|merge]
 //
 // -c names a LinkBench .properties file (its workload_file is read too);
 // -l runs the load phase and -r the request phase (with -c, at least one
@@ -43,6 +44,14 @@
 // package for its init, import _ "example.com/yourstore", has it; default:
 // the linkstore key if it names one, else pebble). -keys lists every configuration key (name, default,
 // allowed values, what it sets) and exits.
+//
+// -shard I/N (the shard key) runs shard I of a run driven by N processes:
+// its share of the load's chunks, or requesters I*requesters.. of the run;
+// -start-at TIME (RFC 3339) prepares, then starts the first phase at TIME,
+// so that the processes measure the same seconds. linkbench merge sums the
+// shards' result files of one phase into one (exact sums of their HDR logs,
+// each host's row kept; files of different graphs or workloads, of one
+// shard twice or of windows that do not overlap are refused, exit status 2).
 //
 // linkbench compare prints the load and query tables of result files (as
 // written by -results), one row per file in the order given, the label
@@ -226,6 +235,8 @@ type options struct {
 	devices     []string
 	serverPID   int
 
+	startAt time.Time // -start-at: the first phase starts then (issue 19)
+
 	metricsAddr   string        // -metrics-addr: serve Prometheus metrics there (issue 22)
 	metricsLinger time.Duration // -metrics-linger: serve them this long after the phases
 }
@@ -284,15 +295,28 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.serverPID, "server-pid", 0, "host metrics: the database server's process `id` (default: from a local server's pid file)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
 	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the run printed its tables and -verify, so that Prometheus scrapes the final figures (a signal ends the wait; the exit status stays the run's)")
+	fs.Func("shard", "run shard `I/N` of a run driven by N processes (the shard key): load shard I's chunks of the graph; request with requesters I*requesters.. of the run", func(v string) error {
+		o.defs["shard"] = v // checked with the keys: the error names the key and its range
+		return nil
+	})
+	fs.Func("start-at", "prepare, then start the first phase at `time` (RFC 3339, e.g. 2026-12-02T03:00:00Z): the processes of a sharded run measure the same seconds", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("want an RFC 3339 time such as 2026-12-02T03:00:00Z")
+		}
+		o.startAt = t
+		return nil
+	})
 	fs.BoolVar(&o.verify, "verify", false, "after the phases (or alone, on a mysql or postgres store or -store pebble -dsn DIR: the memory store starts empty), check that every count equals the visible links and report the node id range")
 	usage := func() {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-keys]")
+		fmt.Fprintln(stderr, "usage: linkbench [-c file] [-l] [-r] [-D key=value]... [-csvstats file] [-csvstream file] [-L file] [-store pebble|memory|discard|mysql|postgres] [-dsn DSN] [-create-schema] [-defer-index] [-isolation level] [-dialect name] [-verify] [-trace file] [-audit file] [-cpuprofile file] [-gomaxprocs n] [-label name] [-results dir] [-overwrite] [-steps n] [-java-percentiles] [-table text|csv|markdown] [-datadir dir] [-device name] [-server-pid pid] [-metrics-addr host:port] [-metrics-linger duration] [-shard I/N] [-start-at time] [-keys]")
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(compareUsage, "usage: linkbench "))
 		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(plotUsage, "usage: linkbench "))
-		fmt.Fprintln(stderr, "       linkbench help [compare|plot]")
+		fmt.Fprintln(stderr, "       linkbench "+strings.TrimPrefix(mergeUsage, "usage: linkbench "))
+		fmt.Fprintln(stderr, "       linkbench help [compare|plot|merge]")
 		fmt.Fprintln(stderr, "With no arguments: load and request phases of a laptop-sized graph on Pebble, in a temporary directory removed at the end.")
-		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them (linkbench help compare, linkbench help plot).")
+		fmt.Fprintln(stderr, "Subcommands: compare prints the load and query tables of -results files; plot draws them; merge sums the shards' files of one phase (linkbench help compare, help plot, help merge).")
 		fs.PrintDefaults()
 	}
 	// LinkBench also accepts -D glued to its value: -Dkey=value.
@@ -397,6 +421,7 @@ func buildConfig(o *options) (linkbench.Config, error) {
 	if err != nil {
 		return cfg, usageError{err}
 	}
+	cfg.StartAt = o.startAt
 	return cfg, nil
 }
 
@@ -405,12 +430,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if len(args) > 0 && args[0] == "help" {
 		return r.help(args[1:])
 	}
-	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot") {
+	if len(args) > 0 && (args[0] == "compare" || args[0] == "plot" || args[0] == "merge") {
 		var err error
-		if args[0] == "compare" {
+		switch args[0] {
+		case "compare":
 			err = runCompare(args[1:], stdout, stderr)
-		} else {
+		case "plot":
 			err = runPlot(args[1:], stderr)
+		default:
+			err = runMerge(args[1:], stdout, stderr)
 		}
 		switch {
 		case errors.Is(err, flag.ErrHelp):
@@ -539,8 +567,10 @@ func (r *runner) help(args []string) int {
 		err = runCompare([]string{"-h"}, r.stdout, r.stdout)
 	case len(args) == 1 && args[0] == "plot":
 		err = runPlot([]string{"-h"}, r.stdout)
+	case len(args) == 1 && args[0] == "merge":
+		err = runMerge([]string{"-h"}, r.stdout, r.stdout)
 	default:
-		return r.fail(usageError{fmt.Errorf("help %s: want linkbench help, help compare or help plot", strings.Join(args, " "))})
+		return r.fail(usageError{fmt.Errorf("help %s: want linkbench help, help compare, help plot or help merge", strings.Join(args, " "))})
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		return r.fail(err)
@@ -696,6 +726,8 @@ func (r *runner) prepareStore(ctx context.Context) error {
 	// calls too): refused here before anything else is opened.
 	if err := linkbench.CheckEmpty(ctx, *cfg, st.Store); err != nil {
 		switch {
+		case errors.Is(err, linkbench.ErrGraphExists) && cfg.Shard.Sharded():
+			return nil // the shards load into the same tables: the others' rows
 		case missingSchema(err):
 			return usageError{fmt.Errorf("-l: %w: the database has no LinkBench tables; add -create-schema", err)}
 		case errors.Is(err, linkbench.ErrGraphExists):

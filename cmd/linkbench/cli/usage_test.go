@@ -19,14 +19,14 @@ func TestVerifyAloneOnMemoryStore(t *testing.T) {
 }
 
 // TestHelp: -h lists the subcommands with their synopses; linkbench help
-// prints the same usage on standard output, help compare and help plot
-// theirs, all with exit status 0; help of anything else is a usage error.
+// prints the same usage on standard output, help compare, help plot and
+// help merge theirs, all with exit status 0; help of anything else is a usage error.
 func TestHelp(t *testing.T) {
 	code, out, stderr := runCLI(t, "-h")
 	if code != 0 || out != "" {
 		t.Errorf("-h: exit %d, stdout %q", code, out)
 	}
-	for _, want := range []string{"usage: linkbench [-c file]", "linkbench compare [-format", "linkbench plot [-title", "linkbench help [compare|plot]", "-verify"} {
+	for _, want := range []string{"usage: linkbench [-c file]", "linkbench compare [-format", "linkbench plot [-title", "linkbench merge [-overwrite]", "linkbench help [compare|plot|merge]", "-verify", "-shard I/N", "-start-at"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("-h does not say %q:\n%s", want, stderr)
 		}
@@ -38,6 +38,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"help"}, []string{"usage: linkbench [-c file]", "linkbench compare [-format", "linkbench plot [-title", "-verify"}},
 		{[]string{"help", "compare"}, []string{"usage: linkbench compare", "-baseline", "-format"}},
 		{[]string{"help", "plot"}, []string{"usage: linkbench plot", "-logy", "-ops", "-o file"}},
+		{[]string{"help", "merge"}, []string{"usage: linkbench merge", "-o file", "-overwrite"}},
 	} {
 		code, out, stderr := runCLI(t, c.args...)
 		if code != 0 || stderr != "" {

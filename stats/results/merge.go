@@ -1,0 +1,480 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/linkbench-go/linkbench/internal/atomicfile"
+	"github.com/linkbench-go/linkbench/stats"
+)
+
+// Part is one input of a merged result file (File.Parts): one host's
+// (one shard's) phase as its own result file had it.
+type Part struct {
+	// Source is the input's file name (without its directory).
+	Source string `json:"source"`
+	// Shard is the input's shard key (I/N).
+	Shard    string       `json:"shard"`
+	Start    time.Time    `json:"start"`
+	End      time.Time    `json:"end"`
+	Seconds  float64      `json:"seconds"`
+	Threads  int          `json:"threads"`
+	Status   stats.Status `json:"status,omitempty"`
+	Rows     int64        `json:"rows,omitempty"`
+	Requests int64        `json:"requests,omitempty"`
+	Errors   int64        `json:"errors,omitempty"`
+	// Host is the input's host metrics (that client host's, and the
+	// server's as it saw them); nil when none were sampled.
+	Host *Host `json:"host,omitempty"`
+	// Derived are the input's table columns (its row beside the merged
+	// one).
+	Derived Derived `json:"derived"`
+}
+
+// ErrMerge is matched (errors.Is) by the errors of Merge that refuse its
+// inputs (files of different graphs, workloads or phases, overlapping
+// shards, windows that do not overlap, histograms of different geometry):
+// a usage error, not a failure.
+var ErrMerge = errors.New("these result files cannot be merged")
+
+// mergeError is a refusal of Merge, in one line.
+type mergeError struct{ reason string }
+
+func (e *mergeError) Error() string        { return e.reason }
+func (e *mergeError) Is(target error) bool { return target == ErrMerge }
+
+func refuse(format string, args ...any) error {
+	return &mergeError{reason: fmt.Sprintf(format, args...)}
+}
+
+// Merged is the outcome of Merge: the merged result file and, per
+// operation, its HDR interval histograms (one per second of the common
+// window, summed over the inputs), which WriteMerged writes as the
+// merged file's HDR logs.
+type Merged struct {
+	File *File
+	Logs map[stats.Op][]*hdr.Histogram
+}
+
+// mergeKeysMayDiffer are the configuration keys merged inputs may differ
+// in: the shard.
+var mergeKeysMayDiffer = []string{"shard"}
+
+// Merge merges the result files at paths, one phase of a run driven by
+// several processes (client hosts, linkbench -shard I/N), into one:
+//
+//   - each operation's latencies are the exact sum of the inputs' HDR
+//     interval logs (never averaged percentiles), digested as a report
+//     digests its histograms (stats.Summarize); counts, errors, rows,
+//     requests, error classes, retries and counters are summed;
+//   - the window is the inputs' common window (the latest start to the
+//     earliest end); the rate (Derived.Rate) is each input's requests (or
+//     rows) in that window, prorated, summed, over its length;
+//   - the intervals are summed second by second (each input's interval is
+//     placed by its end, rounded to the second from the common window's
+//     start: inputs started with -start-at end theirs within milliseconds
+//     of each other), p99s from the summed interval histograms; those
+//     that overlap the common window are kept;
+//   - each input is kept as a Part (its host metrics and table row).
+//
+// It refuses (an error matching ErrMerge, one line) fewer than two files,
+// files of different phases, tags or configurations (compared key by key;
+// only the shard key may differ: different maxid1 are different graphs),
+// two files of the same shard or of different shard counts, windows that
+// do not overlap, an operation recorded without an HDR log, HDR logs of
+// different units or geometry, and a histogram sum that would drop
+// values. Other errors: reading the files.
+func Merge(paths []string) (*Merged, error) {
+	if len(paths) < 2 {
+		return nil, refuse("merge needs two result files or more (got %d)", len(paths))
+	}
+	files := make([]*File, len(paths))
+	for i, p := range paths {
+		f, err := Read(p)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = f
+	}
+	first, fp := files[0], filepath.Base(paths[0])
+	shards := map[int]string{}
+	shardCount := 0
+	for i, f := range files {
+		name := filepath.Base(paths[i])
+		if f.Phase != first.Phase || f.Tag != first.Tag {
+			return nil, refuse("%s is a %s phase tagged %q, %s a %s phase tagged %q: different phases", name, f.Phase, f.Tag, fp, first.Phase, first.Tag)
+		}
+		if f.HDRUnit != first.HDRUnit {
+			return nil, refuse("%s records HDR values in %v, %s in %v", name, f.HDRUnit, fp, first.HDRUnit)
+		}
+		if err := sameConfig(fp, first.Config, name, f.Config); err != nil {
+			return nil, err
+		}
+		idx, n, err := shardOf(f.Config)
+		if err != nil {
+			return nil, refuse("%s: shard %q: %v", name, f.Config["shard"], err)
+		}
+		if i == 0 {
+			shardCount = n
+		} else if n != shardCount {
+			return nil, refuse("%s is a shard of %d, %s of %d: different runs", name, n, fp, shardCount)
+		}
+		if prev, dup := shards[idx]; dup {
+			return nil, refuse("%s and %s are both shard %d/%d: overlapping shards (merge one file per shard)", prev, name, idx, n)
+		}
+		shards[idx] = name
+	}
+	start, end := first.Start, first.End
+	for _, f := range files[1:] {
+		if f.Start.After(start) {
+			start = f.Start
+		}
+		if f.End.Before(end) {
+			end = f.End
+		}
+	}
+	if !end.After(start) {
+		return nil, refuse("the files' windows do not overlap (the latest starts at %s, the earliest ends at %s): start them together, with -start-at",
+			start.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
+	}
+	m := &File{Label: first.Label, Tag: first.Tag, Phase: first.Phase, Config: maps.Clone(first.Config),
+		Seeds: maps.Clone(first.Seeds), Store: first.Store, Server: first.Server, Start: start, End: end,
+		Seconds: end.Sub(start).Seconds(), HDRUnit: first.HDRUnit, Status: stats.Completed}
+	delete(m.Config, "shard")
+	m.Detail = fmt.Sprintf("merged from %d result files of shards of %d", len(files), shardCount)
+	var rate float64
+	for i, f := range files {
+		m.Threads += f.Threads
+		m.Rows += f.Rows
+		m.Nodes += f.Nodes
+		m.Links += f.Links
+		m.Counts += f.Counts
+		m.Requests += f.Requests
+		m.Errors += f.Errors
+		m.ErrorClasses = addCounts(m.ErrorClasses, f.ErrorClasses)
+		m.Retries = addCounts(m.Retries, f.Retries)
+		m.Counters = addCounts(m.Counters, f.Counters)
+		if f.Status != stats.Completed && f.Status != "" && m.Status == stats.Completed {
+			m.Status, m.Detail = f.Status, filepath.Base(paths[i])+": "+f.Detail
+		}
+		n := f.Rows
+		if f.Phase == stats.PhaseRequest {
+			n = f.Requests
+		}
+		if f.Seconds > 0 {
+			// The input's operations in the common window, at its mean rate.
+			rate += float64(n) / f.Seconds * overlap(f.Start, f.End, start, end).Seconds()
+		}
+		m.Parts = append(m.Parts, Part{Source: filepath.Base(paths[i]), Shard: f.Config["shard"], Start: f.Start, End: f.End,
+			Seconds: f.Seconds, Threads: f.Threads, Status: f.Status, Rows: f.Rows, Requests: f.Requests, Errors: f.Errors,
+			Host: f.Host, Derived: f.Derived})
+	}
+	logs, err := mergeOps(m, files, paths, start)
+	if err != nil {
+		return nil, err
+	}
+	m.Intervals = mergeIntervals(files, logs, start, end, m.HDRUnit)
+	m.Derive()
+	rate /= m.Seconds
+	m.Derived.Rate = &rate
+	return &Merged{File: m, Logs: logs}, nil
+}
+
+// sameConfig refuses configurations that differ in a key other than the
+// shard.
+func sameConfig(aName string, a map[string]string, bName string, b map[string]string) error {
+	keys := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		if slices.Contains(mergeKeysMayDiffer, k) {
+			continue
+		}
+		va, oka := a[k]
+		vb, okb := b[k]
+		if va != vb || oka != okb {
+			show := func(v string, ok bool) string {
+				if !ok {
+					return "(absent)"
+				}
+				return strconv.Quote(v)
+			}
+			return refuse("%s has %s = %s, %s has %s: different graphs or workloads (only the shard key may differ)",
+				bName, k, show(vb, okb), aName, show(va, oka))
+		}
+	}
+	return nil
+}
+
+// shardOf reads a configuration's shard key (absent: 0/1).
+func shardOf(cfg map[string]string) (index, count int, err error) {
+	v, ok := cfg["shard"]
+	if !ok {
+		return 0, 1, nil
+	}
+	i, n, found := strings.Cut(v, "/")
+	if !found {
+		return 0, 0, errors.New("want I/N")
+	}
+	if index, err = strconv.Atoi(i); err == nil {
+		count, err = strconv.Atoi(n)
+	}
+	if err != nil || index < 0 || index >= count {
+		return 0, 0, errors.New("want I/N with 0 <= I < N")
+	}
+	return index, count, nil
+}
+
+func addCounts(dst, src map[string]int64) map[string]int64 {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = map[string]int64{}
+	}
+	for k, v := range src {
+		dst[k] += v
+	}
+	return dst
+}
+
+// overlap is the length of [a0, a1] ∩ [b0, b1] (0 when disjoint).
+func overlap(a0, a1, b0, b1 time.Time) time.Duration {
+	lo, hi := a0, a1
+	if b0.After(lo) {
+		lo = b0
+	}
+	if b1.Before(hi) {
+		hi = b1
+	}
+	return max(hi.Sub(lo), 0)
+}
+
+// geometry is an HDR histogram's layout: merged histograms must share it.
+type geometry struct {
+	lowest, highest int64
+	sigfigs         int64
+}
+
+func geometryOf(h *hdr.Histogram) geometry {
+	return geometry{h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()}
+}
+
+// second is the second of the common window starting at start that an
+// interval ending at endMs (Unix ms) closes: 1 for the first.
+func second(endMs int64, start time.Time) int64 {
+	return int64(math.Round(float64(endMs-start.UnixMilli()) / 1000))
+}
+
+// mergeOps sums the inputs' operations into m.Ops, their latencies from
+// the sums of their HDR logs, and returns each operation's interval
+// histograms summed second by second (in time order).
+func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stats.Op][]*hdr.Histogram, error) {
+	type opSum struct {
+		op    Op
+		total *hdr.Histogram
+		geo   geometry
+		geoOf string
+		secs  map[int64]*hdr.Histogram
+	}
+	sums := map[stats.Op]*opSum{}
+	var order []stats.Op
+	for i, f := range files {
+		name := filepath.Base(paths[i])
+		for _, o := range f.Ops {
+			s := sums[o.Op]
+			if s == nil {
+				s = &opSum{op: Op{Op: o.Op}, secs: map[int64]*hdr.Histogram{}}
+				sums[o.Op] = s
+				order = append(order, o.Op)
+			}
+			s.op.Count += o.Count
+			s.op.Successes += o.Successes
+			s.op.Misses += o.Misses
+			s.op.Errors += o.Errors
+			s.op.Abandoned += o.Abandoned
+			if o.HDRLog == "" {
+				if o.Latency != nil || o.Sizes != nil && o.Sizes.Count > 0 {
+					return nil, refuse("%s: %s has no HDR log: merge sums the HDR logs (write the result files with -results)", name, o.Op)
+				}
+				continue
+			}
+			hists, err := readLog(filepath.Join(filepath.Dir(paths[i]), o.HDRLog))
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hists {
+				g := geometryOf(h)
+				if s.total == nil {
+					s.total = hdr.New(g.lowest, g.highest, int(g.sigfigs))
+					s.geo, s.geoOf = g, name
+				}
+				if g != s.geo {
+					return nil, refuse("%s: the HDR histograms of %s (values %d..%d, %d digits) differ from %s's (%d..%d, %d digits)",
+						name, o.Op, g.lowest, g.highest, g.sigfigs, s.geoOf, s.geo.lowest, s.geo.highest, s.geo.sigfigs)
+				}
+				if dropped := s.total.Merge(h); dropped != 0 {
+					return nil, fmt.Errorf("results: merge %s: %s: %d values dropped by the histogram sum", name, o.Op, dropped)
+				}
+				k := second(h.EndTimeMs(), start)
+				sh := s.secs[k]
+				if sh == nil {
+					sh = hdr.New(g.lowest, g.highest, int(g.sigfigs))
+					sh.SetStartTimeMs(h.StartTimeMs())
+					s.secs[k] = sh
+				}
+				sh.SetStartTimeMs(min(sh.StartTimeMs(), h.StartTimeMs()))
+				sh.SetEndTimeMs(max(sh.EndTimeMs(), h.EndTimeMs()))
+				if dropped := sh.Merge(h); dropped != 0 {
+					return nil, fmt.Errorf("results: merge %s: %s: %d values dropped by the histogram sum", name, o.Op, dropped)
+				}
+			}
+		}
+	}
+	slices.Sort(order) // LinkBench's order: stats.Op's
+	logs := map[stats.Op][]*hdr.Histogram{}
+	for _, op := range order {
+		s := sums[op]
+		if s.total != nil && s.total.TotalCount() > 0 {
+			if op.IsSize() {
+				sum := stats.Summarize(s.total, time.Microsecond)
+				s.op.Sizes = &sum
+			} else {
+				s.op.Latency = PercentilesOf(stats.Summarize(s.total, m.HDRUnit))
+			}
+			keys := slices.Sorted(maps.Keys(s.secs))
+			for _, k := range keys {
+				logs[op] = append(logs[op], s.secs[k])
+			}
+		}
+		m.Ops = append(m.Ops, s.op)
+	}
+	return logs, nil
+}
+
+// readLog reads an HDR interval log's histograms.
+func readLog(path string) ([]*hdr.Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	lr := hdr.NewHistogramLogReader(f)
+	var out []*hdr.Histogram
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("results: %s: %w", path, err)
+		}
+		if h == nil {
+			return out, nil
+		}
+		out = append(out, h)
+	}
+}
+
+// mergeIntervals sums the inputs' intervals second by second (each placed
+// by its end, rounded to the second from start), keeping those that
+// overlap the window [start, end]; the p99s come from the summed
+// interval histograms (logs).
+func mergeIntervals(files []*File, logs map[stats.Op][]*hdr.Histogram, start, end time.Time, unit time.Duration) []Interval {
+	type acc struct {
+		iv    Interval
+		endMs int64
+	}
+	secs := map[int64]*acc{}
+	for _, f := range files {
+		for _, iv := range f.Intervals {
+			endT := f.Start.Add(time.Duration(iv.T * float64(time.Second)))
+			k := second(endT.UnixMilli(), start)
+			a := secs[k]
+			if a == nil {
+				a = &acc{}
+				secs[k] = a
+			}
+			a.iv.Ops += iv.Ops
+			a.iv.Rate += iv.Rate
+			a.iv.Seconds = max(a.iv.Seconds, iv.Seconds)
+			a.endMs = max(a.endMs, endT.UnixMilli())
+		}
+	}
+	keys := slices.Sorted(maps.Keys(secs))
+	var out []Interval
+	for _, k := range keys {
+		a := secs[k]
+		endT := time.UnixMilli(a.endMs)
+		startT := endT.Add(-time.Duration(a.iv.Seconds * float64(time.Second)))
+		if !endT.After(start) || !startT.Before(end) {
+			continue
+		}
+		a.iv.T = endT.Sub(start).Seconds()
+		a.iv.P99Ms = map[stats.Op]float64{}
+		for op, hs := range logs {
+			if op.IsSize() {
+				continue
+			}
+			for _, h := range hs {
+				if second(h.EndTimeMs(), start) == k && h.TotalCount() > 0 {
+					a.iv.P99Ms[op] = float64(stats.Summarize(h, unit).P99) * float64(time.Microsecond) / float64(time.Millisecond)
+				}
+			}
+		}
+		out = append(out, a.iv)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// WriteMerged writes a merged result file to path and, beside it, each
+// operation's summed HDR interval log (<path without .json>.<OP>.hlog),
+// each complete on disk (temporary file, sync, rename) before the result
+// file that names them.
+func WriteMerged(path string, m *Merged) error {
+	base := strings.TrimSuffix(filepath.Base(path), ".json")
+	dir := filepath.Dir(path)
+	for i, o := range m.File.Ops {
+		hs := m.Logs[o.Op]
+		if len(hs) == 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s.%s.hlog", base, o.Op)
+		f, err := atomicfile.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		w := hdr.NewHistogramLogWriter(f)
+		startMs := m.File.Start.UnixMilli()
+		w.SetBaseTime(startMs)
+		err = errors.Join(w.OutputLogFormatVersion(), w.OutputComment(fmt.Sprintf("linkbench-go merge %s %s, values in the collector's unit", m.File.Phase, o.Op)),
+			w.OutputStartTime(startMs), w.OutputBaseTime(startMs), w.OutputLegend())
+		for _, h := range hs {
+			if err == nil {
+				err = w.OutputIntervalHistogram(h)
+			}
+		}
+		if err != nil {
+			f.Abort()
+			return fmt.Errorf("results: %s: %w", name, err)
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		m.File.Ops[i].HDRLog = name
+	}
+	return Write(path, m.File)
+}
