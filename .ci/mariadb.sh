@@ -45,6 +45,9 @@ _lbm_script() {
 	printf '%s\n' "$s"
 }
 
+# The server start and shutdown shared with spider.sh.
+. "$(dirname "$(_lbm_script)")/mariadbd-lib.sh"
+
 _lbm_pointer() { printf '%s\n' "${TMPDIR:-/tmp}/linkbench-mariadb.current"; }
 
 _lbm_rocksdb_plugin() {
@@ -130,43 +133,11 @@ _lbm_launch() {
 	if [ -n "$have_rocksdb" ]; then
 		args+=(--plugin-load-add=ha_rocksdb "--loose-rocksdb-block-cache-size=${LINKBENCH_MARIADB_CACHE:-1G}")
 	fi
-	rm -f "$base/mysqld.sock" "$base/mysqld.pid"
-	mariadbd "${args[@]}" </dev/null >>"$base/mariadbd.out" 2>&1 &
-	local pid=$!
-	printf '%s\n' "$pid" >"$base/launcher.pid"
-	for i in $(seq 1 240); do
-		if mariadb-admin --no-defaults --socket="$base/mysqld.sock" -uroot --connect-timeout=2 ping >/dev/null 2>&1; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			_lbm_log "mariadbd exited during start-up; last lines of $base/error.log:"
-			tail -n 30 "$base/error.log" >&2 2>/dev/null
-			return 1
-		fi
-		sleep 0.25
-	done
-	_lbm_log "mariadbd did not answer within 60 s; last lines of $base/error.log:"
-	tail -n 30 "$base/error.log" >&2 2>/dev/null
-	return 1
+	_lb_mariadbd_start "$base" _lbm_log "${args[@]}"
 }
 
 # _lbm_shutdown BASE: stop the server of BASE (if running) and wait for it to exit.
-_lbm_shutdown() {
-	local base="$1" pid="" i
-	[ -f "$base/mysqld.pid" ] && pid="$(cat "$base/mysqld.pid" 2>/dev/null)"
-	[ -z "$pid" ] && [ -f "$base/launcher.pid" ] && pid="$(cat "$base/launcher.pid" 2>/dev/null)"
-	if [ -S "$base/mysqld.sock" ]; then
-		mariadb-admin --no-defaults --socket="$base/mysqld.sock" -uroot --connect-timeout=5 shutdown >/dev/null 2>&1 || true
-	fi
-	[ -z "$pid" ] && return 0
-	for i in $(seq 1 240); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		[ "$i" = 120 ] && kill "$pid" 2>/dev/null
-		sleep 0.25
-	done
-	kill -9 "$pid" 2>/dev/null
-	return 0
-}
+_lbm_shutdown() { _lb_mariadbd_shutdown "$1"; }
 
 _lbm_base() {
 	local base="${1:-${LINKBENCH_MARIADB_DIR:-}}"

@@ -35,6 +35,9 @@ set -u
 
 _lbs_log() { printf 'spider.sh: %s\n' "$*" >&2; }
 
+# The server start and shutdown shared with mariadb.sh.
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mariadbd-lib.sh"
+
 _lbs_have_plugin() {
 	local d
 	for d in /usr/lib/mysql/plugin /usr/lib/mariadb/plugin /usr/lib64/mysql/plugin; do
@@ -133,44 +136,12 @@ _lbs_launch() {
 		# transaction (measured: 2 data-node connections per request).
 		args+=(--plugin-load-add=ha_spider.so --loose-spider-conn-recycle-mode=1)
 	fi
-	rm -f "$dir/mysqld.sock" "$dir/mysqld.pid"
-	mariadbd "${args[@]}" </dev/null >>"$dir/mariadbd.out" 2>&1 &
-	local pid=$!
-	printf '%s\n' "$pid" >"$dir/launcher.pid"
 	printf '%s\n' "$port" >"$dir/port"
-	for i in $(seq 1 240); do
-		if mariadb-admin --no-defaults --socket="$dir/mysqld.sock" -uroot --connect-timeout=2 ping >/dev/null 2>&1; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			_lbs_log "mariadbd of $dir exited during start-up; last lines of $dir/error.log:"
-			tail -n 30 "$dir/error.log" >&2 2>/dev/null
-			return 1
-		fi
-		sleep 0.25
-	done
-	_lbs_log "mariadbd of $dir did not answer within 60 s; last lines of $dir/error.log:"
-	tail -n 30 "$dir/error.log" >&2 2>/dev/null
-	return 1
+	_lb_mariadbd_start "$dir" _lbs_log "${args[@]}"
 }
 
 # _lbs_shutdown DIR: stop the server of DIR (if running) and wait for it to exit.
-_lbs_shutdown() {
-	local dir="$1" pid="" i
-	[ -f "$dir/mysqld.pid" ] && pid="$(cat "$dir/mysqld.pid" 2>/dev/null)"
-	[ -z "$pid" ] && [ -f "$dir/launcher.pid" ] && pid="$(cat "$dir/launcher.pid" 2>/dev/null)"
-	if [ -S "$dir/mysqld.sock" ]; then
-		mariadb-admin --no-defaults --socket="$dir/mysqld.sock" -uroot --connect-timeout=5 shutdown >/dev/null 2>&1 || true
-	fi
-	[ -z "$pid" ] && return 0
-	for i in $(seq 1 240); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		[ "$i" = 120 ] && kill "$pid" 2>/dev/null
-		sleep 0.25
-	done
-	kill -9 "$pid" 2>/dev/null
-	return 0
-}
+_lbs_shutdown() { _lb_mariadbd_shutdown "$1"; }
 
 _lbs_stop_all() {
 	local base="$1" n
