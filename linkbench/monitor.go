@@ -107,6 +107,7 @@ const DefaultIntervalFreq = time.Second
 // progress reports' and nothing is merged.
 func startMonitor(cfg *Config, phase stats.Phase, col *stats.Collector, flog *failureLog, base time.Time, load loadProgressFunc, waiting waitingFunc, src store.CounterSource) *monitor {
 	m := &monitor{stopCh: make(chan struct{}), done: make(chan struct{})}
+	col.StartIntervals(base) // the first interval starts with the phase, not before its preparation
 	every := cfg.ProgressFreq
 	tick := every
 	if cfg.OnInterval != nil {

@@ -29,6 +29,7 @@ type phaseRecorder struct {
 	base    string // file name prefix in dir
 
 	start     time.Time
+	logStart  time.Time              // the first interval's start: the HDR logs' StartTime and BaseTime
 	snaps     []hostmetrics.Snapshot // the first at the start, then one per interval
 	prevSnap  hostmetrics.Snapshot
 	intervals []results.Interval
@@ -143,6 +144,9 @@ func (r *phaseRecorder) record(pi pendingInterval) {
 	iv := p.Interval
 	sec := iv.End.Sub(iv.Start).Seconds()
 	ri := results.Interval{Seconds: sec, P99Ms: map[stats.Op]float64{}} // T is set by finish
+	if len(r.ends) == 0 {
+		r.logStart = iv.Start
+	}
 	r.ends = append(r.ends, iv.End)
 	if r.phase == stats.PhaseLoad {
 		ri.Ops = p.IntervalRows
@@ -193,7 +197,7 @@ func (r *phaseRecorder) writeLogs(iv stats.Interval) error {
 				return fmt.Errorf("results: %w", err)
 			}
 			w := hdr.NewHistogramLogWriter(f)
-			startMs := r.start.UnixMilli()
+			startMs := r.logStart.UnixMilli()
 			w.SetBaseTime(startMs)
 			if err := firstErr(w.OutputLogFormatVersion(), w.OutputComment(fmt.Sprintf("linkbench-go %s %s, values in the collector's unit", r.phase, o.Op)),
 				w.OutputStartTime(startMs), w.OutputBaseTime(startMs), w.OutputLegend()); err != nil {

@@ -192,6 +192,17 @@ func NewCollector(opts Options) (*Collector, error) {
 		lastIval: time.Now(), classIDs: map[string]uint16{}}, nil
 }
 
+// StartIntervals makes t the start of the first interval (Interval), the
+// collector's creation by default: a phase calls it when its measured
+// window starts, before its workers record, so that its first interval
+// does not hold its preparation (opening sessions, the wait for
+// -start-at).
+func (c *Collector) StartIntervals(t time.Time) {
+	c.mu.Lock()
+	c.lastIval = t
+	c.mu.Unlock()
+}
+
 // Options returns the collector's options, defaults applied.
 func (c *Collector) Options() Options { return c.opts }
 

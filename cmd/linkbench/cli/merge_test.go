@@ -67,6 +67,45 @@ func unionOf(t *testing.T, paths []string, files []*results.File, op stats.Op) *
 	return u
 }
 
+// checkWindowStart checks that a result file's first interval and its HDR
+// logs start at its measured window's start (-start-at), not before the
+// wait for it: the first interval lasts about a second, each log's
+// StartTime is the window's start and its first histogram starts there.
+func checkWindowStart(t *testing.T, path string, f *results.File) {
+	t.Helper()
+	if len(f.Intervals) == 0 || f.Intervals[0].Seconds > 1.5 || f.Intervals[0].T > 1.5 {
+		t.Errorf("%s: first interval %+v, want one of about a second from the window's start (not the wait for -start-at)", path, f.Intervals[:min(1, len(f.Intervals))])
+	}
+	logs := 0
+	for _, o := range f.Ops {
+		if o.HDRLog == "" {
+			continue
+		}
+		logs++
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(path), o.HDRLog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var startSec float64
+		if _, err := fmt.Sscanf(string(b[strings.Index(string(b), "#[StartTime: "):]), "#[StartTime: %g", &startSec); err != nil {
+			t.Fatalf("%s: no StartTime: %v", o.HDRLog, err)
+		}
+		if d := startSec - float64(f.Start.UnixMilli())/1000; d < -0.1 || d > 0.1 {
+			t.Errorf("%s: StartTime %.3f, %.3f s from the window's start %s", o.HDRLog, startSec, d, f.Start.Format(time.RFC3339Nano))
+		}
+		h, err := hdr.NewHistogramLogReader(strings.NewReader(string(b))).NextIntervalHistogram()
+		if err != nil || h == nil {
+			t.Fatalf("%s: %v", o.HDRLog, err)
+		}
+		if d := float64(h.StartTimeMs()-f.Start.UnixMilli()) / 1000; d < -0.1 || d > 1.1 {
+			t.Errorf("%s: the first histogram starts %.3f s from the window's start", o.HDRLog, d)
+		}
+	}
+	if logs == 0 {
+		t.Errorf("%s: no HDR log", path)
+	}
+}
+
 // TestMergeShards (issue 19, item 4): three processes run a request phase
 // as shards 0/3, 1/3, 2/3 with one -start-at; merge's p50, p99 and p99.9
 // per op are those of the union of every recorded value (the sum of all
@@ -111,6 +150,7 @@ func TestMergeShards(t *testing.T) {
 		if at, _ := time.Parse(time.RFC3339, startAt); files[i].Start.Before(at) {
 			t.Errorf("%s starts its window at %s, before -start-at %s", p, files[i].Start.Format(time.RFC3339Nano), startAt)
 		}
+		checkWindowStart(t, p, files[i])
 	}
 	if m.Requests != requests || requests == 0 {
 		t.Errorf("merged requests %d, want the sum %d", m.Requests, requests)
