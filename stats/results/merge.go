@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -82,11 +81,14 @@ var mergeKeysMayDiffer = []string{"shard"}
 //   - the window is the inputs' common window (the latest start to the
 //     earliest end); the rate (Derived.Rate) is each input's requests (or
 //     rows) in that window, prorated, summed, over its length;
-//   - the intervals are summed second by second (each input's interval is
-//     placed by its end, rounded to the second from the common window's
-//     start: inputs started with -start-at end theirs within milliseconds
-//     of each other), p99s from the summed interval histograms; those
-//     that overlap the common window are kept;
+//   - the intervals are summed second by second of the wall clock (each
+//     input's interval is placed by its end, rounded to the second from
+//     the common window's start: inputs started with -start-at end theirs
+//     within milliseconds of each other), every input's intervals
+//     included (those outside the common window too: the merged intervals
+//     hold every input's operations), with monotonic, non-overlapping
+//     spans; p99s from the summed interval histograms, which are the
+//     merged HDR logs;
 //   - each input is kept as a Part (its host metrics and table row).
 //
 // It refuses (an error matching ErrMerge, one line) fewer than two files,
@@ -181,11 +183,12 @@ func Merge(paths []string) (*Merged, error) {
 			Seconds: f.Seconds, Threads: f.Threads, Status: f.Status, Rows: f.Rows, Requests: f.Requests, Errors: f.Errors,
 			Host: f.Host, Derived: f.Derived})
 	}
-	logs, err := mergeOps(m, files, paths, start)
+	bins, err := mergeOps(m, files, paths, start)
 	if err != nil {
 		return nil, err
 	}
-	m.Intervals = mergeIntervals(files, logs, start, end, m.HDRUnit)
+	var logs map[stats.Op][]*hdr.Histogram
+	m.Intervals, logs = mergeIntervals(files, bins, start, m.HDRUnit)
 	m.Derive()
 	rate /= m.Seconds
 	m.Derived.Rate = &rate
@@ -275,16 +278,35 @@ func geometryOf(h *hdr.Histogram) geometry {
 	return geometry{h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()}
 }
 
-// second is the second of the common window starting at start that an
-// interval ending at endMs (Unix ms) closes: 1 for the first.
-func second(endMs int64, start time.Time) int64 {
-	return int64(math.Round(float64(endMs-start.UnixMilli()) / 1000))
+// binOf is the second of the wall clock, counted from origin (the common
+// window's start), that an interval ending at endMs (Unix ms) closes: 1
+// for the first second of the common window, 0 or less for the seconds
+// before it (an input that started earlier). Inputs started with
+// -start-at end their intervals within milliseconds of the same whole
+// seconds, so that rounding puts their intervals of one second together.
+func binOf(endMs int64, origin time.Time) int64 {
+	return int64(math.Round(float64(endMs-origin.UnixMilli()) / 1000))
+}
+
+// span is a merged interval's wall-clock span (Unix ms): from the earliest
+// start to the latest end of the inputs' intervals of its second, its start
+// moved up to the previous span's end so that spans never overlap.
+type span struct{ startMs, endMs int64 }
+
+// clampSpans makes the spans of bins (in time order) monotonic and
+// non-overlapping: each starts at the earliest at the previous one's end.
+func clampSpans(spans []span) {
+	for i := 1; i < len(spans); i++ {
+		spans[i].startMs = max(spans[i].startMs, spans[i-1].endMs)
+		spans[i].endMs = max(spans[i].endMs, spans[i].startMs)
+	}
 }
 
 // mergeOps sums the inputs' operations into m.Ops, their latencies from
 // the sums of their HDR logs, and returns each operation's interval
-// histograms summed second by second (in time order).
-func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stats.Op][]*hdr.Histogram, error) {
+// histograms summed second by second of the wall clock (by binOf from
+// start).
+func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stats.Op]map[int64]*hdr.Histogram, error) {
 	type opSum struct {
 		op    Op
 		total *hdr.Histogram
@@ -331,7 +353,7 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 				if dropped := s.total.Merge(h); dropped != 0 {
 					return nil, fmt.Errorf("results: merge %s: %s: %d values dropped by the histogram sum", name, o.Op, dropped)
 				}
-				k := second(h.EndTimeMs(), start)
+				k := binOf(h.EndTimeMs(), start)
 				sh := s.secs[k]
 				if sh == nil {
 					sh = hdr.New(g.lowest, g.highest, int(g.sigfigs))
@@ -347,7 +369,7 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 		}
 	}
 	slices.Sort(order) // LinkBench's order: stats.Op's
-	logs := map[stats.Op][]*hdr.Histogram{}
+	bins := map[stats.Op]map[int64]*hdr.Histogram{}
 	for _, op := range order {
 		s := sums[op]
 		if s.total != nil && s.total.TotalCount() > 0 {
@@ -357,14 +379,11 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 			} else {
 				s.op.Latency = PercentilesOf(stats.Summarize(s.total, m.HDRUnit))
 			}
-			keys := slices.Sorted(maps.Keys(s.secs))
-			for _, k := range keys {
-				logs[op] = append(logs[op], s.secs[k])
-			}
+			bins[op] = s.secs
 		}
 		m.Ops = append(m.Ops, s.op)
 	}
-	return logs, nil
+	return bins, nil
 }
 
 // readLog reads an HDR interval log's histograms.
@@ -388,56 +407,74 @@ func readLog(path string) ([]*hdr.Histogram, error) {
 	}
 }
 
-// mergeIntervals sums the inputs' intervals second by second (each placed
-// by its end, rounded to the second from start), keeping those that
-// overlap the window [start, end]; the p99s come from the summed
-// interval histograms (logs).
-func mergeIntervals(files []*File, logs map[stats.Op][]*hdr.Histogram, start, end time.Time, unit time.Duration) []Interval {
+// mergeIntervals sums the inputs' intervals second by second of the wall
+// clock (each placed by its end: binOf from start, the common window's
+// start), every interval of every input included (those before or after
+// the common window too), so that the merged intervals hold every
+// input's operations. Each merged interval spans its inputs' intervals
+// (from the earliest start to the latest end), made monotonic and
+// non-overlapping (clampSpans); its rate is its operations over that
+// span, its p99s come from the summed interval histograms (bins, which
+// get the same spans and become the merged HDR logs, in time order).
+func mergeIntervals(files []*File, bins map[stats.Op]map[int64]*hdr.Histogram, start time.Time, unit time.Duration) ([]Interval, map[stats.Op][]*hdr.Histogram) {
 	type acc struct {
-		iv    Interval
-		endMs int64
+		ops int64
+		sp  span
 	}
 	secs := map[int64]*acc{}
+	add := func(k, startMs, endMs int64) *acc {
+		a := secs[k]
+		if a == nil {
+			a = &acc{sp: span{startMs, endMs}}
+			secs[k] = a
+		}
+		a.sp.startMs = min(a.sp.startMs, startMs)
+		a.sp.endMs = max(a.sp.endMs, endMs)
+		return a
+	}
 	for _, f := range files {
 		for _, iv := range f.Intervals {
 			endT := f.Start.Add(time.Duration(iv.T * float64(time.Second)))
-			k := second(endT.UnixMilli(), start)
-			a := secs[k]
-			if a == nil {
-				a = &acc{}
-				secs[k] = a
-			}
-			a.iv.Ops += iv.Ops
-			a.iv.Rate += iv.Rate
-			a.iv.Seconds = max(a.iv.Seconds, iv.Seconds)
-			a.endMs = max(a.endMs, endT.UnixMilli())
+			startT := endT.Add(-time.Duration(iv.Seconds * float64(time.Second)))
+			add(binOf(endT.UnixMilli(), start), startT.UnixMilli(), endT.UnixMilli()).ops += iv.Ops
+		}
+	}
+	for _, hs := range bins {
+		for k, h := range hs {
+			add(k, h.StartTimeMs(), h.EndTimeMs())
 		}
 	}
 	keys := slices.Sorted(maps.Keys(secs))
-	var out []Interval
-	for _, k := range keys {
-		a := secs[k]
-		endT := time.UnixMilli(a.endMs)
-		startT := endT.Add(-time.Duration(a.iv.Seconds * float64(time.Second)))
-		if !endT.After(start) || !startT.Before(end) {
-			continue
+	spans := make([]span, len(keys))
+	for i, k := range keys {
+		spans[i] = secs[k].sp
+	}
+	clampSpans(spans)
+	out := make([]Interval, 0, len(keys))
+	logs := map[stats.Op][]*hdr.Histogram{}
+	ops := slices.Sorted(maps.Keys(bins))
+	for i, k := range keys {
+		sp := spans[i]
+		iv := Interval{T: float64(sp.endMs-start.UnixMilli()) / 1000, Seconds: float64(sp.endMs-sp.startMs) / 1000,
+			Ops: secs[k].ops, P99Ms: map[stats.Op]float64{}}
+		if iv.Seconds > 0 {
+			iv.Rate = float64(iv.Ops) / iv.Seconds
 		}
-		a.iv.T = endT.Sub(start).Seconds()
-		a.iv.P99Ms = map[stats.Op]float64{}
-		for op, hs := range logs {
-			if op.IsSize() {
+		for _, op := range ops {
+			h := bins[op][k]
+			if h == nil {
 				continue
 			}
-			for _, h := range hs {
-				if second(h.EndTimeMs(), start) == k && h.TotalCount() > 0 {
-					a.iv.P99Ms[op] = float64(stats.Summarize(h, unit).P99) * float64(time.Microsecond) / float64(time.Millisecond)
-				}
+			h.SetStartTimeMs(sp.startMs)
+			h.SetEndTimeMs(sp.endMs)
+			logs[op] = append(logs[op], h)
+			if !op.IsSize() && h.TotalCount() > 0 {
+				iv.P99Ms[op] = float64(stats.Summarize(h, unit).P99) * float64(time.Microsecond) / float64(time.Millisecond)
 			}
 		}
-		out = append(out, a.iv)
+		out = append(out, iv)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
-	return out
+	return out, logs
 }
 
 // WriteMerged writes a merged result file to path and, beside it, each
@@ -458,7 +495,10 @@ func WriteMerged(path string, m *Merged) error {
 			return fmt.Errorf("results: %w", err)
 		}
 		w := hdr.NewHistogramLogWriter(f)
-		startMs := m.File.Start.UnixMilli()
+		// The log starts at the merged window's start, or at its first
+		// histogram's when an input started earlier: no timestamp is
+		// negative.
+		startMs := min(m.File.Start.UnixMilli(), hs[0].StartTimeMs())
 		w.SetBaseTime(startMs)
 		err = errors.Join(w.OutputLogFormatVersion(), w.OutputComment(fmt.Sprintf("linkbench-go merge %s %s, values in the collector's unit", m.File.Phase, o.Op)),
 			w.OutputStartTime(startMs), w.OutputBaseTime(startMs), w.OutputLegend())
