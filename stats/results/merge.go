@@ -336,9 +336,17 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 				}
 				continue
 			}
-			hists, err := readLog(filepath.Join(filepath.Dir(paths[i]), o.HDRLog))
+			logPath := filepath.Join(filepath.Dir(paths[i]), o.HDRLog)
+			hists, err := readLog(logPath)
 			if err != nil {
 				return nil, err
+			}
+			var inLog int64
+			for _, h := range hists {
+				inLog += h.TotalCount()
+			}
+			if want := loggedValues(o); inLog != want {
+				return nil, refuse("%s holds %d values of %s, %s counts %d: a truncated or foreign HDR log", logPath, inLog, o.Op, name, want)
 			}
 			for _, h := range hists {
 				g := geometryOf(h)
@@ -384,6 +392,19 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 		m.Ops = append(m.Ops, s.op)
 	}
 	return bins, nil
+}
+
+// loggedValues is the number of values an op's HDR log holds: a size
+// op's values (rows), else its calls but the errors (successes, misses and
+// abandoned calls: the latency digest's).
+func loggedValues(o Op) int64 {
+	if o.Op.IsSize() {
+		if o.Sizes != nil {
+			return o.Sizes.Count
+		}
+		return o.Count
+	}
+	return o.Successes + o.Misses + o.Abandoned
 }
 
 // readLog reads an HDR interval log's histograms.

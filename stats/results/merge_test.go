@@ -186,3 +186,34 @@ func TestMergePartialOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeTruncatedLog: an HDR log that holds fewer values than its op
+// counts (cut short, as by head -c 300, or a line lost) is refused in one
+// line naming the log's path; the intact files merge.
+func TestMergeTruncatedLog(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	a := writeShardFile(t, dir, "a.json", "0/2", t0, 4, 100)
+	b := writeShardFile(t, dir, "b.json", "1/2", t0, 4, 100)
+	if _, err := Merge([]string{a, b}); err != nil {
+		t.Fatalf("intact files: %v", err)
+	}
+	logPath := filepath.Join(dir, "b.GET_NODE.hlog")
+	whole, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(whole), "\n")
+	for name, cut := range map[string]string{
+		"head -c 300":   string(whole[:300]),
+		"last one lost": strings.Join(lines[:len(lines)-2], ""),
+	} {
+		if err := os.WriteFile(logPath, []byte(cut), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Merge([]string{a, b})
+		if err == nil || !strings.Contains(err.Error(), logPath) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Merge = %v, want a one-line refusal naming %s", name, err, logPath)
+		}
+	}
+}
