@@ -94,7 +94,8 @@ var mergeKeysMayDiffer = []string{"shard"}
 // It refuses (an error matching ErrMerge, one line) fewer than two files,
 // files of different phases, tags or configurations (compared key by key;
 // only the shard key may differ: different maxid1 are different graphs),
-// two files of the same shard or of different shard counts, windows that
+// two files of the same shard or of different shard counts, a set of
+// files that lacks a shard (naming the missing ones), windows that
 // do not overlap, an operation recorded without an HDR log, HDR logs of
 // different units or geometry, and a histogram sum that would drop
 // values. Other errors: reading the files.
@@ -137,6 +138,16 @@ func Merge(paths []string) (*Merged, error) {
 			return nil, refuse("%s and %s are both shard %d/%d: overlapping shards (merge one file per shard)", prev, name, idx, n)
 		}
 		shards[idx] = name
+	}
+	if len(shards) < shardCount {
+		var missing []string
+		for i := range shardCount {
+			if _, ok := shards[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, shardCount))
+			}
+		}
+		return nil, refuse("shard %s missing: merge needs the file of every shard of the run (%d of %d given)",
+			strings.Join(missing, ", "), len(shards), shardCount)
 	}
 	start, end := first.Start, first.End
 	for _, f := range files[1:] {

@@ -15,7 +15,8 @@ import (
 
 // TestMergeRefusals: merge refuses, with a reason naming the problem,
 // windows that do not overlap, different shard counts, a key other than
-// the shard that differs, and a single file; two shards of one window
+// the shard that differs, a single file, and an incomplete set of shards
+// (naming the missing ones); two shards of one window
 // merge.
 func TestMergeRefusals(t *testing.T) {
 	dir := t.TempDir()
@@ -45,6 +46,9 @@ func TestMergeRefusals(t *testing.T) {
 		{[]string{a, three}, "shard of 3"},
 		{[]string{a, other}, "requesters"},
 		{[]string{a}, "two result files or more"},
+		{[]string{a, b, three}, "shard of 3"},
+		{[]string{write("t0.json", "0/3", t0, nil), three}, "shard 2/3 missing"},
+		{[]string{write("f1.json", "1/4", t0, nil), write("f3.json", "3/4", t0, nil)}, "shard 0/4, 2/4 missing"},
 	} {
 		_, err := Merge(c.paths)
 		if !errors.Is(err, ErrMerge) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

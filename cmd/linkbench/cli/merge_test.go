@@ -228,6 +228,7 @@ func TestMergeShards(t *testing.T) {
 		names []string
 	}{
 		{"same shard twice", []string{paths[0], paths[1], paths[0]}, []string{"shard 0/3", "overlapping"}},
+		{"incomplete", []string{paths[0], paths[2]}, []string{"shard 1/3 missing"}},
 		{"different maxid1", []string{paths[0], filepath.Join(other, "merged.request.json")}, []string{"maxid1", "5001", "2001"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
