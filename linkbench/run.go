@@ -189,7 +189,8 @@ func FileSafe(s string) string {
 
 // Check validates the plan for cfg before anything runs: Steps in
 // 1..MaxSteps, sweep values >= 1 and distinct, Steps or a sweep only with
-// a request phase, and no result file of an earlier run in ResultsDir
+// a request phase, a sharded load only with an explicit load_random_seed
+// (CheckShardedLoad), and no result file of an earlier run in ResultsDir
 // unless Overwrite (ErrResultExists). Errors name the plan's field.
 func (p Plan) Check(cfg Config) error {
 	if p.Steps < 0 || p.Steps > MaxSteps {
@@ -205,6 +206,11 @@ func (p Plan) Check(cfg Config) error {
 	}
 	if (p.Steps > 1 || len(p.Requesters) > 0) && !p.Request {
 		return errors.New("plan: Steps and Requesters need a request phase (Request)")
+	}
+	if p.Load {
+		if err := CheckShardedLoad(cfg); err != nil {
+			return err
+		}
 	}
 	if p.ResultsDir == "" || p.Overwrite {
 		return nil

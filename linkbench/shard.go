@@ -66,6 +66,18 @@ func (s Shard) Check() string {
 	return ""
 }
 
+// CheckShardedLoad refuses a sharded load (Config.Shard with more than
+// one shard) without an explicit load_random_seed: each process would
+// draw a seed of its own, and the shards would not write the rows one
+// process writes. The error is a *ConfigError naming load_random_seed.
+func CheckShardedLoad(cfg Config) error {
+	if cfg.Shard.Sharded() && !cfg.LoadRandomSeed.Set {
+		return &ConfigError{Key: "load_random_seed", Reason: fmt.Sprintf(
+			"a sharded load (shard %s) needs it set, the same in every shard (e.g. -D load_random_seed=1): without it each process draws a seed of its own", cfg.Shard)}
+	}
+	return nil
+}
+
 // shardAllowed is the shard key's allowed values.
 var shardAllowed = fmt.Sprintf("I/N with 0 <= I < N <= %d (0/1: one process)", MaxShards)
 

@@ -675,6 +675,11 @@ func (r *runner) check() error {
 	if err := linkbench.Check(*cfg, o.req); err != nil {
 		return usageError{err}
 	}
+	if o.load {
+		if err := linkbench.CheckShardedLoad(*cfg); err != nil {
+			return usageError{err}
+		}
+	}
 	if b.options != nil {
 		return b.options(o, cfg)
 	}

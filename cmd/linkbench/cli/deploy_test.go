@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/linkbench-go/linkbench/linkbench"
 )
 
 // k8sJob is what TestKubernetesManifests reads of a manifest document.
@@ -50,7 +52,8 @@ var k8sVar = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 // per-shard directory of the mounted volume; and every command line, with
 // Kubernetes's $(VAR) expanded for each index, is accepted by the tool's
 // flag parser and its configuration checks (merge's by merge's parser),
-// naming the files the shards write.
+// naming the files the shards write; a load sets load_random_seed and a
+// request phase request_random_seed (the same in every pod).
 func TestKubernetesManifests(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "..", "..", "deploy", "kubernetes", "*.yaml"))
 	if err != nil || len(paths) == 0 {
@@ -134,6 +137,14 @@ func TestKubernetesManifests(t *testing.T) {
 				if err != nil {
 					t.Errorf("%s: job %s, index %d: %v", p, j.Metadata.Name, i, err)
 					continue
+				}
+				if o.load {
+					if err := linkbench.CheckShardedLoad(cfg); err != nil {
+						t.Errorf("%s: job %s, index %d: %v", p, j.Metadata.Name, i, err)
+					}
+				}
+				if o.req && !cfg.RequestRandomSeed.Set {
+					t.Errorf("%s: job %s: no request_random_seed: the shards' requesters would not draw one run's streams", p, j.Metadata.Name)
 				}
 				if cfg.Shard.Index != i || cfg.Shard.Count != n {
 					t.Errorf("%s: job %s, index %d runs shard %s, want %d/%d", p, j.Metadata.Name, i, cfg.Shard, i, n)

@@ -99,6 +99,7 @@ func TestShardBadInput(t *testing.T) {
 		{"shard out of range", []string{"-store", "memory", "-l", "-shard", "3/3"}, []string{"shard", "0 <= I < N <= 4096"}, nil},
 		{"shard malformed", []string{"-store", "memory", "-l", "-D", "shard=two"}, []string{"shard", "I/N"}, nil},
 		{"shard with rng java", []string{"-store", "memory", "-l", "-shard", "1/2", "-D", "rng=java"}, []string{"shard", "rng = fast"}, nil},
+		{"sharded load without a seed", []string{"-store", "memory", "-l", "-shard", "1/2", "-results", "%D/res"}, []string{"load_random_seed", "shard 1/2"}, nil},
 		{"start-at malformed", []string{"-store", "memory", "-l", "-start-at", "tomorrow"}, []string{"-start-at", "RFC 3339"}, nil},
 	})
 }
