@@ -806,7 +806,7 @@ func buildKeyTable() []keyDef {
 			allowed: shardAllowed, def: "0/1", hasDef: true,
 			set: func(c *Config, k, v string) error {
 				s, err := ParseShard(v)
-				if err != nil {
+				if err != nil { // the value as given, not as a Shard would print it
 					return &ConfigError{Key: k, Value: v, Reason: err.Error() + "; allowed: " + shardAllowed}
 				}
 				c.Shard = s
@@ -814,7 +814,7 @@ func buildKeyTable() []keyDef {
 			},
 			get: func(c *Config) (string, bool) { return c.Shard.String(), true },
 			check: func(c *Config) string {
-				if r := c.Shard.Check(); r != "" {
+				if r := c.Shard.Check(); r != "" { // a Config set field by field
 					return r
 				}
 				if c.Shard.Sharded() && c.RNG == RNGJava {

@@ -2,8 +2,8 @@ package linkbench
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
-	"strings"
 )
 
 // MaxShards is the largest Shard.Count: more client processes than this
@@ -40,19 +40,25 @@ func (s Shard) count() int { return max(s.Count, 1) }
 // Sharded reports whether the run has more than one shard.
 func (s Shard) Sharded() bool { return s.Count > 1 }
 
-// ParseShard reads a shard written I/N; errors say what is expected
-// (Check gives the ranges).
+// shardSyntax is a shard as written: I/N, decimal, no sign, space or
+// leading zero.
+var shardSyntax = regexp.MustCompile(`^(0|[1-9][0-9]*)/([1-9][0-9]*)$`)
+
+// ParseShard reads a shard written I/N (strictly: two decimal numbers
+// without sign, space or leading zero) and checks its range (Check); the
+// errors say what is allowed.
 func ParseShard(v string) (Shard, error) {
-	i, n, ok := strings.Cut(strings.TrimSpace(v), "/")
-	if !ok {
-		return Shard{}, fmt.Errorf("want I/N (shard I of N, such as 0/3)")
+	m := shardSyntax.FindStringSubmatch(v)
+	if m == nil {
+		return Shard{}, fmt.Errorf("want I/N, two decimal numbers without sign, space or leading zero (shard I of N, such as 0/3)")
 	}
-	a, err1 := strconv.Atoi(strings.TrimSpace(i))
-	b, err2 := strconv.Atoi(strings.TrimSpace(n))
-	if err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("want I/N with whole numbers (shard I of N, such as 0/3)")
+	a, err1 := strconv.Atoi(m[1])
+	b, err2 := strconv.Atoi(m[2])
+	s := Shard{Index: a, Count: b}
+	if r := s.Check(); err1 != nil || err2 != nil || r != "" {
+		return Shard{}, fmt.Errorf("want I/N with 0 <= I < N <= %d", MaxShards)
 	}
-	return Shard{Index: a, Count: b}, nil
+	return s, nil
 }
 
 // Check returns "" when s is allowed, else why not.

@@ -296,7 +296,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics at http://`host:port`/metrics while it runs (port 0: a free port, named in the log)")
 	fs.DurationVar(&o.metricsLinger, "metrics-linger", 0, "with -metrics-addr: keep serving the metrics for `duration` (e.g. 30s) after the run printed its tables and -verify, so that Prometheus scrapes the final figures (a signal ends the wait; the exit status stays the run's)")
 	fs.Func("shard", "run shard `I/N` of a run driven by N processes (the shard key): load shard I's chunks of the graph; request with requesters I*requesters.. of the run", func(v string) error {
-		o.defs["shard"] = v // checked with the keys: the error names the key and its range
+		// Checked here, so that the error names -shard and quotes the
+		// value as typed; then set as the shard key.
+		if _, err := linkbench.ParseShard(v); err != nil {
+			return err
+		}
+		o.defs["shard"] = v
 		return nil
 	})
 	fs.Func("start-at", "prepare, then start the first phase at `time` (RFC 3339, e.g. 2026-12-02T03:00:00Z): the processes of a sharded run measure the same seconds", func(v string) error {

@@ -100,6 +100,16 @@ func TestShardBadInput(t *testing.T) {
 		{"shard malformed", []string{"-store", "memory", "-l", "-D", "shard=two"}, []string{"shard", "I/N"}, nil},
 		{"shard with rng java", []string{"-store", "memory", "-l", "-shard", "1/2", "-D", "rng=java"}, []string{"shard", "rng = fast"}, nil},
 		{"sharded load without a seed", []string{"-store", "memory", "-l", "-shard", "1/2", "-results", "%D/res"}, []string{"load_random_seed", "shard 1/2"}, nil},
+		// The value as typed, and the flag or key it came from (not a
+		// rewritten 0/1 or 1/1, not "(-D)" for the flag).
+		{"shard 0/0", []string{"-store", "memory", "-r", "-shard", "0/0"}, []string{"-shard", `"0/0"`}, nil},
+		{"shard N 0", []string{"-store", "memory", "-r", "-shard", "1/0"}, []string{"-shard", `"1/0"`}, nil},
+		{"shard key N negative", []string{"-store", "memory", "-r", "-D", "shard=0/-3"}, []string{"shard", `"0/-3"`, "(-D)"}, nil},
+		{"shard key N 0", []string{"-store", "memory", "-r", "-D", "shard=1/0"}, []string{"shard", `"1/0"`, "(-D)"}, nil},
+		{"shard with a space", []string{"-store", "memory", "-r", "-shard", " 1/4"}, []string{"-shard", `" 1/4"`, "decimal"}, nil},
+		{"shard with leading zeros", []string{"-store", "memory", "-r", "-shard", "01/04"}, []string{"-shard", `"01/04"`}, nil},
+		{"shard with a sign", []string{"-store", "memory", "-r", "-shard", "+1/4"}, []string{"-shard", `"+1/4"`}, nil},
+		{"shard key with a sign", []string{"-store", "memory", "-r", "-D", "shard=+1/4"}, []string{"shard", `"+1/4"`, "(-D)"}, nil},
 		{"start-at malformed", []string{"-store", "memory", "-l", "-start-at", "tomorrow"}, []string{"-start-at", "RFC 3339"}, nil},
 	})
 }
