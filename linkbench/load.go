@@ -123,6 +123,11 @@ func (w *workload) load(ctx context.Context, st store.Store) (*stats.Report, err
 	// with null payloads and inconsistent ids): fixed in both modes, such a
 	// graph is loaded and requested like any other.
 	plan := w.mode.loadPlan(w, seed)
+	if cfg.Shard.Sharded() && plan.len() == 0 {
+		log.Warn(fmt.Sprintf("shard %s gets no chunk of id1s (the graph has %d): it loads nothing (use fewer shards or a smaller loader_chunk_size)",
+			cfg.Shard, w.numChunks()*int64(cfg.DBCount)),
+			"shard", cfg.Shard.String(), "loader_chunk_size", cfg.LoaderChunkSize, "maxid1", cfg.MaxID1)
+	}
 	// Quirk §11.2-5 (histograms shared between threads without locking):
 	// fixed in both modes, one recorder per worker, into a collector whose
 	// histograms it updates under a lock, a batch of values at a time.

@@ -113,3 +113,22 @@ func TestShardBadInput(t *testing.T) {
 		{"start-at malformed", []string{"-store", "memory", "-l", "-start-at", "tomorrow"}, []string{"-start-at", "RFC 3339"}, nil},
 	})
 }
+
+// TestShardWithoutChunks: a shard that gets no chunk of the graph (shard
+// 2/3 of a graph of one chunk) warns that it loads nothing; shard 0/3,
+// which loads the chunk, does not.
+func TestShardWithoutChunks(t *testing.T) {
+	for _, c := range []struct {
+		shard string
+		warn  bool
+	}{{"2/3", true}, {"0/3", false}} {
+		code, out, stderr := runCLI(t, "-store", "memory", "-l", "-shard", c.shard, "-D", "maxid1=1001", "-D", "nlinks_func=const", "-D", "nlinks_default=2",
+			"-D", "load_random_seed=1", "-D", "progressfreq=0")
+		if code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s\n%s", c.shard, code, out, stderr)
+		}
+		if got := strings.Contains(stderr, "shard "+c.shard+" gets no chunk of id1s (the graph has 1): it loads nothing"); got != c.warn {
+			t.Errorf("shard %s: warning that it loads nothing: %v, want %v\n%s", c.shard, got, c.warn, stderr)
+		}
+	}
+}
