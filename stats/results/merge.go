@@ -22,7 +22,8 @@ import (
 // Part is one input of a merged result file (File.Parts): one host's
 // (one shard's) phase as its own result file had it.
 type Part struct {
-	// Source is the input's file name (without its directory).
+	// Source is the input's path as merge was given it (in the README's
+	// layout every shard's file has the same name: its directory tells).
 	Source string `json:"source"`
 	// Shard is the input's shard key (I/N).
 	Shard    string       `json:"shard"`
@@ -44,15 +45,27 @@ type Part struct {
 
 // ErrMerge is matched (errors.Is) by the errors of Merge that refuse its
 // inputs (files of different graphs, workloads or phases, overlapping
-// shards, windows that do not overlap, histograms of different geometry):
-// a usage error, not a failure.
+// shards, windows that do not overlap, histograms of different geometry,
+// inputs that cannot be read): a usage error, not a failure.
 var ErrMerge = errors.New("these result files cannot be merged")
 
-// mergeError is a refusal of Merge, in one line.
-type mergeError struct{ reason string }
+// mergeError is a refusal of Merge, in one line; err, when not nil, is
+// the error that caused it (an input that cannot be read).
+type mergeError struct {
+	reason string
+	err    error
+}
 
 func (e *mergeError) Error() string        { return e.reason }
 func (e *mergeError) Is(target error) bool { return target == ErrMerge }
+func (e *mergeError) Unwrap() error        { return e.err }
+
+// unreadable is the refusal of an input that cannot be read (a missing
+// or corrupted result file or HDR log): a usage error, as compare and
+// plot treat their inputs.
+func unreadable(err error) error {
+	return &mergeError{reason: strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error()), err: err}
+}
 
 func refuse(format string, args ...any) error {
 	return &mergeError{reason: fmt.Sprintf(format, args...)}
@@ -97,8 +110,10 @@ var mergeKeysMayDiffer = []string{"shard"}
 // two files of the same shard or of different shard counts, a set of
 // files that lacks a shard (naming the missing ones), windows that
 // do not overlap, an operation recorded without an HDR log, HDR logs of
-// different units or geometry, and a histogram sum that would drop
-// values. Other errors: reading the files.
+// different units or geometry or whose values do not add up to their
+// op's count, and files that cannot be read (missing, corrupted: the
+// error wraps the reading's). Errors name the files as paths gives them.
+// Other errors: a histogram sum that would drop values.
 func Merge(paths []string) (*Merged, error) {
 	if len(paths) < 2 {
 		return nil, refuse("merge needs two result files or more (got %d)", len(paths))
@@ -107,15 +122,15 @@ func Merge(paths []string) (*Merged, error) {
 	for i, p := range paths {
 		f, err := Read(p)
 		if err != nil {
-			return nil, err
+			return nil, unreadable(err)
 		}
 		files[i] = f
 	}
-	first, fp := files[0], filepath.Base(paths[0])
+	first, fp := files[0], paths[0]
 	shards := map[int]string{}
 	shardCount := 0
 	for i, f := range files {
-		name := filepath.Base(paths[i])
+		name := paths[i]
 		if f.Phase != first.Phase || f.Tag != first.Tag {
 			return nil, refuse("%s is a %s phase tagged %q, %s a %s phase tagged %q: different phases", name, f.Phase, f.Tag, fp, first.Phase, first.Tag)
 		}
@@ -180,7 +195,7 @@ func Merge(paths []string) (*Merged, error) {
 		m.Retries = addCounts(m.Retries, f.Retries)
 		m.Counters = addCounts(m.Counters, f.Counters)
 		if f.Status != stats.Completed && f.Status != "" && m.Status == stats.Completed {
-			m.Status, m.Detail = f.Status, filepath.Base(paths[i])+": "+f.Detail
+			m.Status, m.Detail = f.Status, paths[i]+": "+f.Detail
 		}
 		n := f.Rows
 		if f.Phase == stats.PhaseRequest {
@@ -190,7 +205,7 @@ func Merge(paths []string) (*Merged, error) {
 			// The input's operations in the common window, at its mean rate.
 			rate += float64(n) / f.Seconds * overlap(f.Start, f.End, start, end).Seconds()
 		}
-		m.Parts = append(m.Parts, Part{Source: filepath.Base(paths[i]), Shard: f.Config["shard"], Start: f.Start, End: f.End,
+		m.Parts = append(m.Parts, Part{Source: paths[i], Shard: f.Config["shard"], Start: f.Start, End: f.End,
 			Seconds: f.Seconds, Threads: f.Threads, Status: f.Status, Rows: f.Rows, Requests: f.Requests, Errors: f.Errors,
 			Host: f.Host, Derived: f.Derived})
 	}
@@ -328,7 +343,7 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 	sums := map[stats.Op]*opSum{}
 	var order []stats.Op
 	for i, f := range files {
-		name := filepath.Base(paths[i])
+		name := paths[i]
 		for _, o := range f.Ops {
 			s := sums[o.Op]
 			if s == nil {
@@ -350,7 +365,7 @@ func mergeOps(m *File, files []*File, paths []string, start time.Time) (map[stat
 			logPath := filepath.Join(filepath.Dir(paths[i]), o.HDRLog)
 			hists, err := readLog(logPath)
 			if err != nil {
-				return nil, err
+				return nil, unreadable(err)
 			}
 			var inLog int64
 			for _, h := range hists {

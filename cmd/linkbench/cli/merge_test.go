@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,18 +223,45 @@ func TestMergeShards(t *testing.T) {
 	if e := shardRequests(t, other, 1, "", "-D", "maxtime=0.5", "-D", "maxid1=5001"); e != "" {
 		t.Fatal(e)
 	}
+	// Inputs that cannot be read: a missing file, a corrupted one, a
+	// missing HDR log (a copy of host 2's files without one).
+	corrupt := filepath.Join(base, "corrupt.json")
+	if err := os.WriteFile(corrupt, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nolog := filepath.Join(base, "nolog")
+	if err := os.CopyFS(nolog, os.DirFS(filepath.Dir(paths[2]))); err != nil {
+		t.Fatal(err)
+	}
+	lostLog := filepath.Join(nolog, "merged.request.GET_NODE.hlog")
+	if err := os.Remove(lostLog); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(base, "host9", "merged.request.json")
 	for _, c := range []struct {
 		name  string
 		args  []string
 		names []string
 	}{
-		{"same shard twice", []string{paths[0], paths[1], paths[0]}, []string{"shard 0/3", "overlapping"}},
+		{"same shard twice", []string{paths[0], paths[1], paths[0]}, []string{"shard 0/3", "overlapping", paths[0]}},
 		{"incomplete", []string{paths[0], paths[2]}, []string{"shard 1/3 missing"}},
-		{"different maxid1", []string{paths[0], filepath.Join(other, "merged.request.json")}, []string{"maxid1", "5001", "2001"}},
+		{"different maxid1", []string{paths[0], filepath.Join(other, "merged.request.json")}, []string{"maxid1", "5001", "2001", filepath.Join(other, "merged.request.json")}},
+		{"missing input", []string{paths[0], paths[1], missing}, []string{missing}},
+		{"corrupted input", []string{paths[0], paths[1], corrupt}, []string{corrupt}},
+		{"missing HDR log", []string{paths[0], paths[1], filepath.Join(nolog, "merged.request.json")}, []string{lostLog}},
+		{"-o is an input", []string{paths[0], paths[1], paths[2], "-overwrite", "-o", paths[2]}, []string{"-o", paths[2]}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := filepath.Join(base, c.name+".json")
-			code, stdout, stderr := runCLI(t, append(append([]string{"merge"}, c.args...), "-o", o)...)
+			args := append([]string{"merge"}, c.args...)
+			if !slices.Contains(c.args, "-o") {
+				args = append(args, "-o", o)
+			}
+			before, _ := os.ReadFile(paths[2])
+			code, stdout, stderr := runCLI(t, args...)
+			if after, _ := os.ReadFile(paths[2]); string(after) != string(before) {
+				t.Errorf("%s was rewritten", paths[2])
+			}
 			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("exit %d, stdout %q, stderr %q: want exit 2 and one line", code, stdout, stderr)
 			}
