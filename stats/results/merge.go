@@ -92,8 +92,11 @@ var mergeKeysMayDiffer = []string{"shard"}
 //     digests its histograms (stats.Summarize); counts, errors, rows,
 //     requests, error classes, retries and counters are summed;
 //   - the window is the inputs' common window (the latest start to the
-//     earliest end); the rate (Derived.Rate) is each input's requests (or
-//     rows) in that window, prorated, summed, over its length;
+//     earliest end); the rate (Derived.Rate) is the requests (or rows) of
+//     the merged intervals that fall in that window (an interval that
+//     straddles its edge counted for its share inside) over its length
+//     (windowRate); without intervals, each input's requests in the
+//     window at its mean rate, summed, over its length;
 //   - the intervals are summed second by second of the wall clock (each
 //     input's interval is placed by its end, rounded to the second from
 //     the common window's start: inputs started with -start-at end theirs
@@ -216,7 +219,11 @@ func Merge(paths []string) (*Merged, error) {
 	var logs map[stats.Op][]*hdr.Histogram
 	m.Intervals, logs = mergeIntervals(files, bins, start, m.HDRUnit)
 	m.Derive()
-	rate /= m.Seconds
+	if r, ok := windowRate(m.Intervals, start, end); ok {
+		rate = r
+	} else { // files without intervals: each input's mean rate, prorated
+		rate /= m.Seconds
+	}
 	m.Derived.Rate = &rate
 	return &Merged{File: m, Logs: logs}, nil
 }
@@ -522,6 +529,29 @@ func mergeIntervals(files []*File, bins map[stats.Op]map[int64]*hdr.Histogram, s
 		out = append(out, iv)
 	}
 	return out, logs
+}
+
+// windowRate is the operations of the merged intervals that fall in the
+// window [start, end] (an interval that straddles an edge counted for its
+// share inside, at its own rate) over the window's length; ok is false
+// when there are no intervals.
+func windowRate(ivs []Interval, start, end time.Time) (rate float64, ok bool) {
+	if len(ivs) == 0 {
+		return 0, false
+	}
+	var n float64
+	for _, iv := range ivs {
+		e := start.Add(time.Duration(iv.T * float64(time.Second)))
+		b := e.Add(-time.Duration(iv.Seconds * float64(time.Second)))
+		if iv.Seconds <= 0 {
+			if !b.Before(start) && !b.After(end) {
+				n += float64(iv.Ops)
+			}
+			continue
+		}
+		n += float64(iv.Ops) * overlap(b, e, start, end).Seconds() / iv.Seconds
+	}
+	return n / end.Sub(start).Seconds(), true
 }
 
 // WriteMerged writes a merged result file to path and, beside it, each

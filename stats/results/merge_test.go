@@ -2,6 +2,7 @@ package results
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,21 @@ func TestMergeRefusals(t *testing.T) {
 // second), as a phase's recorder writes them. It returns the file's path.
 func writeShardFile(t *testing.T, dir, name, shard string, start time.Time, secs int, n int64) string {
 	t.Helper()
+	perSec := make([]int64, secs)
+	for i := range perSec {
+		perSec[i] = n
+	}
+	return writeShardProfile(t, dir, name, shard, start, perSec)
+}
+
+// writeShardProfile is writeShardFile with perSec[k] calls in second k+1.
+func writeShardProfile(t *testing.T, dir, name, shard string, start time.Time, perSec []int64) string {
+	t.Helper()
+	secs := len(perSec)
+	var total int64
+	for _, n := range perSec {
+		total += n
+	}
 	base := strings.TrimSuffix(name, ".json")
 	logName := base + ".GET_NODE.hlog"
 	var sb strings.Builder
@@ -85,8 +101,9 @@ func writeShardFile(t *testing.T, dir, name, shard string, start time.Time, secs
 	}
 	f := &File{Phase: stats.PhaseRequest, Config: map[string]string{"maxid1": "3001", "shard": shard}, Start: start,
 		End: start.Add(time.Duration(secs) * time.Second), Seconds: float64(secs), HDRUnit: time.Microsecond,
-		Requests: n * int64(secs), Ops: []Op{{Op: stats.GetNode, Count: n * int64(secs), Successes: n * int64(secs), HDRLog: logName}}}
+		Requests: total, Ops: []Op{{Op: stats.GetNode, Count: total, Successes: total, HDRLog: logName}}}
 	for k := 1; k <= secs; k++ {
+		n := perSec[k-1]
 		h := hdr.New(1, 60_000_000, 3)
 		for v := range n {
 			if err := h.RecordValue(100 + v*int64(k)); err != nil {
@@ -219,5 +236,27 @@ func TestMergeTruncatedLog(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), logPath) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: Merge = %v, want a one-line refusal naming %s", name, err, logPath)
 		}
+	}
+}
+
+// TestMergeRate: the merged rate is the operations in the common window
+// over its length (README: "the rate is taken over the common window"),
+// not the sum of the inputs' mean rates: shard 0/2 runs 4 s, its last
+// second 10 times busier, shard 1/2 3 s; the common window is the first
+// 3 s, 100+100 calls a second.
+func TestMergeRate(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	m, err := Merge([]string{
+		writeShardProfile(t, dir, "a.json", "0/2", t0, []int64{100, 100, 100, 1000}),
+		writeShardProfile(t, dir, "b.json", "1/2", t0, []int64{100, 100, 100}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The intervals end 3 ms after the seconds: the third straddles the
+	// window's end, 0.3 % of it outside.
+	if r := m.File.Derived.Rate; r == nil || math.Abs(*r-200) > 1 || m.File.Seconds != 3 {
+		t.Errorf("merged rate %v over %g s, want 600 calls / 3 s = 200 (±1)", *r, m.File.Seconds)
 	}
 }
