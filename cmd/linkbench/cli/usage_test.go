@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,49 @@ func TestHelp(t *testing.T) {
 	code, out, stderr = runCLI(t, "help", "nope")
 	if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "help nope") || !strings.Contains(stderr, "help compare") {
 		t.Errorf("help nope: exit %d, stdout %q, stderr %q; want 2 and one line naming it and the commands", code, out, stderr)
+	}
+}
+
+// TestREADMEFlagTable: every flag -h lists has a row in the README's flag
+// table, and the README names every subcommand's help (help merge too).
+func TestREADMEFlagTable(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "| `-") {
+			rows = append(rows, strings.SplitN(l, " | ", 2)[0])
+		}
+	}
+	code, _, stderr := runCLI(t, "-h")
+	if code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	flags := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "  -") {
+			continue
+		}
+		name := strings.Fields(l)[0]
+		flags++
+		found := false
+		for _, r := range rows {
+			if strings.Contains(r, "`"+name+" ") || strings.Contains(r, "`"+name+"`") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("README's flag table has no row for %s", name)
+		}
+	}
+	if flags < 30 {
+		t.Errorf("-h lists %d flags, want the tool's (at least 30)", flags)
+	}
+	for _, want := range []string{"`linkbench help compare`", "`linkbench help plot`", "`linkbench help merge`", "[-shard I/N] [-start-at time]"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README does not say %s", want)
+		}
 	}
 }
