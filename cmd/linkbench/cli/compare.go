@@ -305,6 +305,12 @@ func seriesOf(f *results.File, path string) (plot.Series, error) {
 	if s.Label == "" {
 		s.Label = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
+	// A merged file and its shards' files share a label: tell them apart.
+	if len(f.Parts) > 0 {
+		s.Label += " [merged]"
+	} else if sh := f.Config["shard"]; sh != "" && sh != "0/1" {
+		s.Label += " [shard " + sh + "]"
+	}
 	p99 := map[stats.Op][]plot.Point{}
 	for _, iv := range f.Intervals {
 		if iv.Seconds > 0 {

@@ -213,7 +213,17 @@ func TestMergeShards(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "[shard ") != 3 {
 		t.Errorf("compare of the merged file: exit %d, want a row per shard\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCLI(t, "plot", out, "-o", filepath.Join(base, "all.png"))
+	// plot tells the merged series from the shards' (all labelled merged).
+	for i, c := range []struct {
+		f    *results.File
+		path string
+		want string
+	}{{m, out, "merged [merged]"}, {files[0], paths[0], "merged [shard 0/3]"}, {files[2], paths[2], "merged [shard 2/3]"}} {
+		if s, err := seriesOf(c.f, c.path); err != nil || s.Label != c.want {
+			t.Errorf("plot series %d of %s: label %q (%v), want %q", i, c.path, s.Label, err, c.want)
+		}
+	}
+	code, stdout, stderr = runCLI(t, "plot", out, paths[0], paths[1], paths[2], "-o", filepath.Join(base, "all.png"))
 	if code != 0 {
 		t.Errorf("plot of the merged file: exit %d\n%s\n%s", code, stdout, stderr)
 	}
