@@ -158,12 +158,8 @@ func (w *workload) request(ctx context.Context, st store.Store) (*stats.Report, 
 		return nil, err
 	}
 	if tr := traceOf(st); tr != nil {
-		streams := ""
-		if streamSeed != seed || cfg.Shard.Sharded() {
-			streams = fmt.Sprintf(" request_stream_seed=%d step=%d sweep=%d shard=%s", streamSeed, cfg.Step, cfg.Sweep, cfg.Shard)
-		}
-		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d%s",
-			seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests, streams))
+		tr.Comment(fmt.Sprintf("request request_random_seed=%d rng=%s requesters=%d requests=%d request_stream_seed=%d step=%d sweep=%d shard=%s",
+			seed, rngName(cfg.RNG), cfg.Requesters, cfg.Requests, streamSeed, cfg.Step, cfg.Sweep, cfg.Shard))
 	}
 	log.Info("starting request phase", "requesters", cfg.Requesters, "requests", cfg.Requests,
 		"request_random_seed", seed, "out-degree", w.outDegreeSource)
@@ -271,7 +267,10 @@ func (w *workload) runRequesters(runCtx context.Context, reqs []*requester, col 
 	for _, r := range reqs {
 		r.clk = clk
 		r.spent = spent
-		wg.Go(func() { r.run(withWorker(runCtx, stats.PhaseRequest, r.id), prog) })
+		// The worker's ID is the requester's number in the run (its
+		// stream's): shard index × requesters + its own.
+		gid := cfg.Shard.Index*cfg.Requesters + r.id
+		wg.Go(func() { r.run(withWorker(runCtx, stats.PhaseRequest, gid), prog) })
 	}
 	wg.Wait() // requesters report through their own fields
 	finish := time.Now()

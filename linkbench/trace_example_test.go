@@ -34,7 +34,7 @@ func ExampleTracer() {
 		log.Fatal(err)
 	}
 	// Output:
-	// # request request_random_seed=3 rng=java requesters=1 requests=5
+	// # request request_random_seed=3 rng=java requesters=1 requests=5 request_stream_seed=3 step=0 sweep=0 shard=0/1
 	// t0 getLinkList id1=178 type=123456790
 	// t0 getLinkList id1=115 type=123456789
 	// t0 getNode id=1

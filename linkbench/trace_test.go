@@ -324,7 +324,7 @@ func TestTraceRunComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"# load load_random_seed=7 rng=fast loaders=2 maxid1=1001\n",
-		"# request request_random_seed=42 rng=fast requesters=2 requests=10\n"} {
+		"# request request_random_seed=42 rng=fast requesters=2 requests=10 request_stream_seed=42 step=0 sweep=0 shard=0/1\n"} {
 		if !strings.Contains(buf.String(), w) {
 			t.Errorf("trace lacks %q", w)
 		}
@@ -344,5 +344,34 @@ func TestTraceRunComments(t *testing.T) {
 	}
 	if nodes != 1000 || reqs != 20 {
 		t.Errorf("%d node lines (want 1000), %d request lines (want 20)", nodes, reqs)
+	}
+}
+
+// TestTraceShardRequesters: a sharded request phase tags its requesters'
+// calls with their numbers in the run (shard 1/2 of 2 requesters: t2 and
+// t3, the streams they draw), and its trace comment names the shard and
+// the stream seed.
+func TestTraceShardRequesters(t *testing.T) {
+	cfg := smallConfig(1001)
+	cfg.Requests = 10
+	cfg.AllowEmptyStore = true
+	cfg.Shard = Shard{Index: 1, Count: 2}
+	var buf bytes.Buffer
+	tr := NewTracer(&buf)
+	if _, err := Request(context.Background(), cfg, tr.Wrap(memstore.New())); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w := "# request request_random_seed=42 rng=fast requesters=2 requests=10 request_stream_seed=42 step=0 sweep=0 shard=1/2\n"; !strings.Contains(buf.String(), w) {
+		t.Errorf("trace lacks %q", w)
+	}
+	tags := map[string]int{}
+	for _, l := range traceLines(buf.String()) {
+		tags[strings.Fields(l)[0]]++
+	}
+	if len(tags) != 2 || tags["t2"] != 10 || tags["t3"] != 10 {
+		t.Errorf("calls by tag %v, want 10 each of t2 and t3", tags)
 	}
 }

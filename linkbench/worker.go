@@ -7,7 +7,9 @@ import (
 )
 
 // Worker identifies the goroutine of a phase that made a store call: the
-// request phase's requester ID (0..requesters-1), or in the load phase
+// request phase's requester ID, its number in the run (0..requesters-1;
+// of a sharded run's shard I, I*requesters..I*requesters+requesters-1, as
+// its random stream), or in the load phase
 // link loader ID (0..loaders-1) and the node loader (ID == loaders), the
 // numbering of LinkBench's trace tags (t<N>, l<N>).
 type Worker struct {
