@@ -160,7 +160,8 @@
 //   - a delete that reported found == false although it deleted (a store
 //     that retries a delete whose first try took effect may report the
 //     second try's miss): it is not logged, so an earlier write to that
-//     row then counts as lost;
+//     row then counts as lost (the MySQL and PostgreSQL stores report such
+//     a DELETE_NODE as found, and count it ambiguous);
 //   - the count table (the number of visible links per id1 and
 //     link_type): the tool's -verify checks it; and reads, which are not
 //     logged.

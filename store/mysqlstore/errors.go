@@ -127,7 +127,9 @@ func isDup(err error) bool {
 // deadlocks), "errors.1047" (statements refused by a node not ready: the
 // session moves to the next node), "reconnects" (sessions that moved to
 // another node: refused connections or 1047), "ambiguous" (link writes
-// whose COMMIT lost its connection: outcome unknown) and
+// whose COMMIT lost its connection: outcome unknown; and node deletes
+// whose statement lost its connection and whose retry found no node,
+// reported as done) and
 // "ambiguous_applied" (of those, the ones a read-back found committed,
 // so the write was not sent again).
 type Counter = store.Counter

@@ -128,7 +128,9 @@ type Events struct {
 	Reconnects  atomic.Int64 // reconnects: connections found lost, replaced by the next call
 	BulkUpserts atomic.Int64 // bulk_upserts: bulk calls that took the upsert path
 	// Ambiguous counts writes whose COMMIT lost its connection (outcome
-	// unknown), AmbiguousApplied those a read-back found committed.
+	// unknown), and node deletes reported done because an attempt that
+	// lost its connection may have deleted (Calls.WriteNode);
+	// AmbiguousApplied those a read-back found committed.
 	Ambiguous        atomic.Int64 // ambiguous
 	AmbiguousApplied atomic.Int64 // ambiguous_applied
 }

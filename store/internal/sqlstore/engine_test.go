@@ -180,3 +180,48 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteNodeDeleteAfterLostConnection: a DeleteNode whose first
+// attempt lost its connection after sending its statement, and whose
+// retry finds no node, reports the delete as done (the first attempt may
+// have done it) and counts it ambiguous; with a statement that was never
+// sent, or an UpdateNode, a retry that finds nothing is a miss.
+func TestWriteNodeDeleteAfterLostConnection(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name      string
+		o         Op
+		unsent    bool
+		wantFound bool
+	}{
+		{"delete, statement sent", OpDeleteNode, false, true},
+		{"delete, statement never sent", OpDeleteNode, true, false},
+		{"update, statement sent", OpUpdateNode, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newTestEngine(t, 3)
+			d := *e.d
+			d.Unsent = func(error) bool { return c.unsent }
+			e.d = &d
+			var calls Calls
+			calls.Init(e, "db0", func() {}, func() {})
+			n := 0
+			found, err := calls.WriteNode(ctx, c.o, 7, func() (int64, error) {
+				n++
+				if n == 1 {
+					return 0, &testCode{"conn"}
+				}
+				return 0, nil // the node is gone
+			})
+			if err != nil || n != 2 {
+				t.Fatalf("WriteNode: %v after %d attempts", err, n)
+			}
+			if found != c.wantFound {
+				t.Errorf("found = %v, want %v", found, c.wantFound)
+			}
+			if got, want := e.Events.Ambiguous.Load(), map[bool]int64{true: 1, false: 0}[c.wantFound]; got != want {
+				t.Errorf("ambiguous = %d, want %d", got, want)
+			}
+		})
+	}
+}
