@@ -23,6 +23,36 @@ type endpoint struct {
 	killer                        killer // kills the statements of abandoned calls on this server
 }
 
+// CheckDSNList returns an error naming the position (1-based) of the first
+// empty element of a DSN list ("DSN,,DSN", or a leading or trailing
+// comma): a string with an empty element and another element that parses
+// as a DSN with a network address is such a list (otherwise SplitDSN would
+// take it whole, as one DSN whose password holds the rest). The error holds
+// no part of the DSN. Open returns it; nil for anything else.
+func CheckDSNList(dsn string) error {
+	if !strings.Contains(dsn, ",") {
+		return nil
+	}
+	parts := strings.Split(dsn, ",")
+	empty, dsns := 0, 0
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			if empty == 0 {
+				empty = i + 1
+			}
+			continue
+		}
+		if cfg, err := mysql.ParseDSN(p); err == nil && strings.Contains(p, "(") && cfg.Addr != "" {
+			dsns++
+		}
+	}
+	if empty > 0 && dsns > 0 {
+		return fmt.Errorf("element %d of the DSN list (of %d comma-separated elements) is empty: want DSN,DSN,... without empty elements", empty, len(parts))
+	}
+	return nil
+}
+
 // SplitDSN splits a list of go-sql-driver DSNs separated by commas (the
 // nodes of a cluster, "u:pw@tcp(h1:3306)/,u:pw@tcp(h2:3306)/") into its
 // DSNs. A string that is not such a list (no comma, or a part that does

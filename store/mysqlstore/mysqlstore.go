@@ -446,6 +446,9 @@ type shared struct {
 // wrapped; the password is redacted from every message), or a missing
 // privilege for DisableBinlogLoad.
 func Open(ctx context.Context, o Options) (*Store, error) {
+	if err := CheckDSNList(o.DSN); err != nil {
+		return nil, fmt.Errorf("mysqlstore: Options.DSN: %w", err)
+	}
 	list := SplitDSN(o.DSN)
 	o.DSN = list[0]
 	cfg, red, err := driverConfig(&o)

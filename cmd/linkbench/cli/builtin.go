@@ -151,6 +151,9 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	if o.dsn != "" {
 		// A comma-separated list names the nodes of a cluster (Galera).
+		if err := mysqlstore.CheckDSNList(o.dsn); err != nil {
+			return opts, usageError{fmt.Errorf("-dsn: %v", err)}
+		}
 		for _, d := range mysqlstore.SplitDSN(o.dsn) {
 			if _, err := mysql.ParseDSN(d); err != nil {
 				return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, o.conn.Password))}
