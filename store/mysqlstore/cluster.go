@@ -175,11 +175,22 @@ func isNotReady(err error) bool {
 	return errors.As(err, &me) && me.Number == erUnknownCom
 }
 
+// isNotPrimary reports whether err is 1180 (ER_ERROR_DURING_COMMIT), which
+// a Galera node outside the primary component returns at commit. Unlike
+// 1047 the write may have been replicated before the node lost the
+// others: it counts as a lost connection (classConn, not unsent), so a
+// link write's COMMIT is ambiguous (read back before any retry) and
+// ADD_NODE is not retried.
+func isNotPrimary(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == erErrorDuringCommit
+}
+
 // onFail runs after each failed attempt of a call (sqlstore.Calls.OnFail):
-// on a node that is not ready (1047) the session leaves it for the next
-// node of the cluster.
+// on a node that is not ready (1047) or outside the primary component
+// (1180) the session leaves it for the next node of the cluster.
 func (ss *Session) onFail(err error) {
-	if isNotReady(err) && len(ss.v.c.eps) > 1 {
+	if (isNotReady(err) || isNotPrimary(err)) && len(ss.v.c.eps) > 1 {
 		ss.drop(connRead)
 		ss.drop(connWrite)
 		ss.moveOn(err)
