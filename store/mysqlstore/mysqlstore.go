@@ -358,6 +358,9 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("mysqlstore: Options.SpiderDataNodes: %w", err)
 		}
 	}
+	if err := checkDataNodeList(o.SpiderDataNodes); err != nil {
+		return o, fmt.Errorf("mysqlstore: Options.SpiderDataNodes: %w", err)
+	}
 	switch strings.ToUpper(o.Isolation) {
 	case "", "READ COMMITTED", "REPEATABLE READ", "READ UNCOMMITTED", "SERIALIZABLE":
 		o.Isolation = strings.ToUpper(o.Isolation)

@@ -3,6 +3,7 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -24,6 +25,130 @@ func checkDataNode(a string) error {
 	}
 	if host == "" || strings.ContainsAny(host, "'\"\\`") {
 		return fmt.Errorf("data node %q: want a host name or address without quotes", a)
+	}
+	return nil
+}
+
+// ErrSpiderDataNodes is wrapped by the errors of CreateSchema with engine
+// SPIDER that refuse the data nodes before anything is created: the head
+// or one data node listed twice, or an existing schema of the database
+// whose head servers or tables name other data nodes, or another order.
+var ErrSpiderDataNodes = errors.New("spider_data_nodes do not fit")
+
+// CheckDataNodes checks Options.SpiderDataNodes as Open does, without a
+// connection: each a host:port (port 1..65535, no quote, not localhost),
+// none listed twice. The error names the node.
+func CheckDataNodes(nodes []string) error {
+	for _, a := range nodes {
+		if err := checkDataNode(a); err != nil {
+			return err
+		}
+	}
+	return checkDataNodeList(nodes)
+}
+
+// checkDataNodeList checks the data node list as a whole (each address
+// already passed checkDataNode): no address twice, no "localhost" (Spider,
+// like the MySQL client, connects to localhost through the Unix socket and
+// ignores the port).
+func checkDataNodeList(nodes []string) error {
+	seen := map[string]int{}
+	for i, a := range nodes {
+		host, port, _ := net.SplitHostPort(a)
+		if strings.EqualFold(host, "localhost") {
+			return fmt.Errorf("data node %q: Spider connects to localhost through the Unix socket, not port %s: write 127.0.0.1:%s", a, port, port)
+		}
+		k := strings.ToLower(a)
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("data node %q is listed twice (elements %d and %d)", a, j+1, i+1)
+		}
+		seen[k] = i
+	}
+	return nil
+}
+
+// serverIdentity returns what tells two servers on one machine apart:
+// @@hostname, @@port and @@datadir.
+func serverIdentity(ctx context.Context, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (string, error) {
+	var host, dir string
+	var port int
+	if err := db.QueryRowContext(ctx, "SELECT @@hostname, @@port, @@datadir").Scan(&host, &port, &dir); err != nil {
+		return "", err
+	}
+	return host + ":" + strconv.Itoa(port) + ":" + dir, nil
+}
+
+// checkSpiderNodes refuses, before any DDL, data nodes that are the head
+// itself or one server listed twice under two addresses, and an existing
+// Spider schema of db (the head's servers lbspider<i>_<db>, its link
+// table's partitions) that names other data nodes, another order or
+// another number of them: the head's HASH partitioning is what finds the
+// rows again, so rewriting it over loaded data nodes loses them.
+func (s *Store) checkSpiderNodes(ctx context.Context, db string) error {
+	nodes := s.c.opts.SpiderDataNodes
+	head, err := serverIdentity(ctx, s.c.db)
+	if err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
+	ids := map[string]int{}
+	for i, addr := range nodes {
+		d, err := s.dataNodeDB(addr)
+		if err != nil {
+			return fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		id, err := serverIdentity(ctx, d)
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		if id == head {
+			return fmt.Errorf("%w: data node %s is the head itself: the data nodes must be other servers", ErrSpiderDataNodes, addr)
+		}
+		if j, ok := ids[id]; ok {
+			return fmt.Errorf("%w: data nodes %s and %s are the same server", ErrSpiderDataNodes, nodes[j], addr)
+		}
+		ids[id] = i
+	}
+	rows, err := s.c.db.QueryContext(ctx, "SELECT Server_name, Host, Port FROM mysql.servers WHERE Server_name LIKE 'lbspider%'")
+	if err != nil {
+		return fmt.Errorf("head: reading mysql.servers: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, host string
+		var port int
+		if err := rows.Scan(&name, &host, &port); err != nil {
+			return fmt.Errorf("head: reading mysql.servers: %w", err)
+		}
+		num, ok := strings.CutSuffix(strings.TrimPrefix(name, "lbspider"), "_"+db)
+		i, err := strconv.Atoi(num)
+		if !ok || err != nil || i < 0 || spiderServer(db, i) != name {
+			continue // another database's server
+		}
+		have := net.JoinHostPort(host, strconv.Itoa(port))
+		if i >= len(nodes) {
+			return fmt.Errorf("%w: database %s already has a Spider schema on more data nodes (server %s is %s); spider_data_nodes lists %d: drop the schema first, or list the same nodes in the same order",
+				ErrSpiderDataNodes, db, name, have, len(nodes))
+		}
+		if !strings.EqualFold(have, nodes[i]) {
+			return fmt.Errorf("%w: database %s already has a Spider schema whose data node %d is %s, not %s: list the same data nodes in the same order, or drop the schema first",
+				ErrSpiderDataNodes, db, i, have, nodes[i])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("head: reading mysql.servers: %w", err)
+	}
+	var parts int
+	err = s.c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL",
+		db, s.c.opts.LinkTable).Scan(&parts)
+	if err != nil {
+		return fmt.Errorf("head: reading the partitions of %s: %w", s.c.opts.LinkTable, err)
+	}
+	if parts != 0 && parts != len(nodes) {
+		return fmt.Errorf("%w: database %s already has a head table %s over %d data nodes; spider_data_nodes lists %d: drop the schema first, or list the same nodes in the same order",
+			ErrSpiderDataNodes, db, s.c.opts.LinkTable, parts, len(nodes))
 	}
 	return nil
 }
@@ -106,6 +231,9 @@ func (s *Store) createSpider(ctx context.Context, q *queries, db string, opts Sc
 		return fmt.Errorf("engine SPIDER: the id1_type index cannot be deferred (ALTER TABLE on a SPIDER table copies the remote rows through the head)")
 	}
 	if err := s.spiderNames(db, len(nodes)); err != nil {
+		return fmt.Errorf("engine SPIDER: %w", err)
+	}
+	if err := s.checkSpiderNodes(ctx, db); err != nil {
 		return fmt.Errorf("engine SPIDER: %w", err)
 	}
 	data := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
