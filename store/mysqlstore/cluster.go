@@ -95,6 +95,9 @@ func endpoints(o Options, cfg *mysql.Config, red sqlstore.Redactor, list []strin
 		if pw != red.PW {
 			return nil, fmt.Errorf("mysqlstore: DSN %s: node %d has another password than the first: the nodes of a DSN list share the user and password", red.DSN, i+1)
 		}
+		if c.User != cfg.User {
+			return nil, fmt.Errorf("mysqlstore: DSN %s: node %d has another user than the first: the nodes of a DSN list share the user and password", red.DSN, i+1)
+		}
 		rc, wc, err := sessionConnectors(c)
 		if err != nil {
 			return nil, red.Err(fmt.Errorf("mysqlstore: open %s: %w", red.DSN, err))

@@ -426,3 +426,26 @@ func TestGaleraNotPrimary(t *testing.T) {
 	}
 	mustCount(t, s, 7, lt, 1)
 }
+
+// TestDSNListRefused: a DSN list whose nodes have different users is
+// refused at Open (before any connection); so is a list whose first node
+// is not a Galera node (the plain test server listed twice), naming it.
+func TestDSNListRefused(t *testing.T) {
+	ctx := context.Background()
+	_, err := Open(ctx, Options{DSN: "u:pw@tcp(127.0.0.1:1)/,v:pw@tcp(127.0.0.1:2)/"})
+	if err == nil || !strings.Contains(err.Error(), "node 2 has another user") {
+		t.Errorf("two users: %v, want node 2 refused for its user", err)
+	}
+	dsn := testDSN(t)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, Options{DSN: dsn + "," + dsn})
+	if err == nil {
+		s.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a Galera node") || !strings.Contains(err.Error(), cfg.Addr) {
+		t.Errorf("a list of a plain server: %v, want it refused naming %s", err, cfg.Addr)
+	}
+}

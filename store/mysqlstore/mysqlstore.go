@@ -495,6 +495,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if !c.galera && len(list) > 1 {
+		db.Close()
+		return nil, fmt.Errorf("mysqlstore: DSN list: node 1 (%s) is not a Galera node (@@wsrep_on is not 1): a DSN list names the nodes of one Galera cluster", cfg.Addr)
+	}
 	if c.galera && o.Engine == RocksDB {
 		db.Close()
 		return nil, errRocksDBGalera
