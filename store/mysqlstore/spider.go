@@ -236,10 +236,17 @@ func (s *Store) createSpider(ctx context.Context, q *queries, db string, opts Sc
 	if err := s.checkSpiderNodes(ctx, db); err != nil {
 		return fmt.Errorf("engine SPIDER: %w", err)
 	}
+	// What exists before: on a failure, what this call created is
+	// dropped again (databases and servers it made; tables it added to
+	// a database that existed are left).
+	had, err := s.spiderExisting(ctx, db)
+	if err != nil {
+		return err
+	}
 	data := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	data = append(data, createTables(q, InnoDB, DefaultInnoDBPartitions, true, opts.IfNotExists)...)
 	if err := s.onDataNodes(ctx, data); err != nil {
-		return err
+		return s.undoSpider(ctx, q, db, had, err)
 	}
 	head := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	for i, addr := range nodes {
@@ -263,16 +270,85 @@ func (s *Store) createSpider(ctx context.Context, q *queries, db string, opts Sc
 	} {
 		st, ok := strings.CutSuffix(tables[i], innoTail)
 		if !ok {
-			return fmt.Errorf("engine SPIDER: internal error: unexpected table definition %s", firstLine(tables[i]))
+			return s.undoSpider(ctx, q, db, had, fmt.Errorf("engine SPIDER: internal error: unexpected table definition %s", firstLine(tables[i])))
 		}
 		head = append(head, st+spiderTail(db, table.name, table.col, table.params, len(nodes)))
 	}
 	for _, st := range head {
 		if _, err := s.c.db.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("%s: %w", firstLine(st), err)
+			return s.undoSpider(ctx, q, db, had, fmt.Errorf("%s: %w", firstLine(st), err))
 		}
 	}
 	return nil
+}
+
+// spiderBefore is what of a Spider schema existed before CreateSchema:
+// database db on the head and on each data node, and the head's servers.
+type spiderBefore struct {
+	head    bool
+	data    []bool
+	servers map[string]bool
+}
+
+// spiderExisting records which of db's databases and servers exist.
+func (s *Store) spiderExisting(ctx context.Context, db string) (spiderBefore, error) {
+	const q = "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?"
+	b := spiderBefore{servers: map[string]bool{}}
+	var n int
+	if err := s.c.db.QueryRowContext(ctx, q, db).Scan(&n); err != nil {
+		return b, fmt.Errorf("head: %w", err)
+	}
+	b.head = n > 0
+	for i, addr := range s.c.opts.SpiderDataNodes {
+		d, err := s.dataNodeDB(addr)
+		if err == nil {
+			err = d.QueryRowContext(ctx, q, db).Scan(&n)
+			d.Close()
+		}
+		if err != nil {
+			return b, fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		b.data = append(b.data, n > 0)
+		if err := s.c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.servers WHERE Server_name = ?", spiderServer(db, i)).Scan(&n); err != nil {
+			return b, fmt.Errorf("head: reading mysql.servers: %w", err)
+		}
+		b.servers[spiderServer(db, i)] = n > 0
+	}
+	return b, nil
+}
+
+// undoSpider drops what a failed createSpider created (the databases and
+// servers of db that did not exist before) and returns cause; what it
+// could not drop is added to the message.
+func (s *Store) undoSpider(ctx context.Context, q *queries, db string, had spiderBefore, cause error) error {
+	var left []string
+	for i, addr := range s.c.opts.SpiderDataNodes {
+		if had.data[i] {
+			continue
+		}
+		d, err := s.dataNodeDB(addr)
+		if err == nil {
+			_, err = d.ExecContext(ctx, "DROP DATABASE IF EXISTS "+q.db)
+			d.Close()
+		}
+		if err != nil {
+			left = append(left, "database "+db+" on data node "+addr)
+		}
+		if !had.servers[spiderServer(db, i)] {
+			if _, err := s.c.db.ExecContext(ctx, "DROP SERVER IF EXISTS "+quoteIdent(spiderServer(db, i))); err != nil {
+				left = append(left, "server "+spiderServer(db, i))
+			}
+		}
+	}
+	if !had.head {
+		if _, err := s.c.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+q.db); err != nil {
+			left = append(left, "database "+db+" on the head")
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%w (not cleaned up: %s)", cause, strings.Join(left, ", "))
+	}
+	return cause
 }
 
 // spiderTail ends a head table's CREATE TABLE: the SPIDER engine, the

@@ -2,6 +2,7 @@ package mysqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"testing"
@@ -111,5 +112,66 @@ func TestSpiderWriteResults(t *testing.T) {
 	check("DeleteLink (expunge) again", found, false, err)
 	if _, found, err := ss.GetLink(ctx, 5, 1, 10); err != nil || found {
 		t.Errorf("GetLink after expunge: found %v, %v", found, err)
+	}
+}
+
+// TestSpiderCreateCleansUp: a CreateSchema that fails half-way (data node
+// 1 already holds a link table, so its CREATE TABLE fails after data node
+// 0 got its database) drops what it created: the database on data node 0
+// and nothing on the head (no database, no servers); the database that
+// existed on node 1 stays.
+func TestSpiderCreateCleansUp(t *testing.T) {
+	head, nodes, dataDSNs := testdb.Spider(t)
+	if len(nodes) < 2 {
+		t.Skip("needs two data nodes")
+	}
+	ctx := context.Background()
+	db := fmt.Sprintf("lbsp_undo_%d", os.Getpid())
+	open := func(dsn string) *sql.DB {
+		d, err := sql.Open("mysql", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	d0, d1 := open(dataDSNs[0]), open(dataDSNs[1])
+	t.Cleanup(func() {
+		d0.Exec("DROP DATABASE IF EXISTS " + db)
+		d1.Exec("DROP DATABASE IF EXISTS " + db)
+	})
+	for _, st := range []string{"CREATE DATABASE " + db, "CREATE TABLE " + db + ".linktable (x INT)"} {
+		if _, err := d1.Exec(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, Options{DSN: head, Database: db, Engine: Spider, SpiderDataNodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateSchema(ctx, db, SchemaOptions{}); err == nil {
+		t.Fatal("CreateSchema over a data node holding a link table: no error")
+	}
+	count := func(d *sql.DB, q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := d.QueryRow(q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const schemata = "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?"
+	if n := count(d0, schemata, db); n != 0 {
+		t.Errorf("data node 0 keeps the database %s the failed CreateSchema made", db)
+	}
+	if n := count(d1, schemata, db); n != 1 {
+		t.Errorf("data node 1 lost the database %s that existed before", db)
+	}
+	if n := count(s.DB(), schemata, db); n != 0 {
+		t.Errorf("the head keeps the database %s", db)
+	}
+	if n := count(s.DB(), "SELECT COUNT(*) FROM mysql.servers WHERE Server_name LIKE ?", "lbspider%_"+db); n != 0 {
+		t.Errorf("the head keeps %d servers of %s", n, db)
 	}
 }
