@@ -8,6 +8,8 @@
 #   bash .ci/galera.sh restart-node K [DIR] # start node K again (recovering its position: IST)
 #   bash .ci/galera.sh status [DIR]         # each node's cluster size and state
 #   bash .ci/galera.sh stop [DIR]           # shut every node down and remove the directory
+#                                           # (no DIR and no $LINKBENCH_GALERA_DIR: the last
+#                                           # cluster `start` started on this machine)
 #
 # start needs mariadbd, mariadb-install-db and Galera 4 (the galera-4
 # package: /usr/lib/galera/libgalera_smm.so, or $LINKBENCH_GALERA_PROVIDER)
@@ -134,7 +136,9 @@ _lbg_launch() {
 	mapfile -t args < <(_lbg_args "$base" "$k")
 	args+=("$@")
 	rm -f "$base/n$k/mysqld.sock" "$base/n$k/mysqld.pid"
-	mariadbd "${args[@]}" </dev/null >>"$base/n$k/mariadbd.out" 2>&1 &
+	# The node's own tmp directory also for its state-transfer scripts
+	# (run as the node's user, which may not write $TMPDIR).
+	TMPDIR="$base/n$k/tmp" mariadbd "${args[@]}" </dev/null >>"$base/n$k/mariadbd.out" 2>&1 &
 	printf '%s\n' "$!" >"$base/n$k/launcher.pid"
 }
 
@@ -242,11 +246,20 @@ _lbg_start_in() {
 	for k in 1 2 3; do
 		mkdir -p "$base/n$k/data" "$base/n$k/tmp" || return 1
 	done
+	[ "$user" != "$(id -un)" ] && chown -R "$user" "$base"/n1 "$base"/n2 "$base"/n3
+	if [ "$user" != "$(id -un)" ] && command -v runuser >/dev/null 2>&1 &&
+		! runuser -u "$user" -- test -w "$base/n1/data"; then
+		_lbg_log "user $user cannot write $base/n1/data: a directory above it (TMPDIR=${TMPDIR:-/tmp}) does not let $user in; set TMPDIR to one it can enter, e.g. /tmp"
+		return 1
+	fi
 	_lbg_log "initialising $base/n1/data"
-	if ! mariadb-install-db --no-defaults "--user=$user" "--datadir=$base/n1/data" \
+	# The bootstrap server runs as $user: its temporary files go to the
+	# node's own tmp directory, not to $TMPDIR, which $user may not write.
+	if ! TMPDIR="$base/n1/tmp" mariadb-install-db --no-defaults "--user=$user" "--datadir=$base/n1/data" \
 		--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
 		>"$base/install.log" 2>&1; then
-		_lbg_log "mariadb-install-db failed:"
+		_lbg_log "mariadb-install-db failed ($base/install.log):"
+		grep -i -m 10 -e error -e abort -e "can't" -e denied "$base/install.log" >&2
 		tail -n 30 "$base/install.log" >&2
 		return 1
 	fi

@@ -23,6 +23,36 @@ type endpoint struct {
 	killer                        killer // kills the statements of abandoned calls on this server
 }
 
+// CheckDSNList returns an error naming the position (1-based) of the first
+// empty element of a DSN list ("DSN,,DSN", or a leading or trailing
+// comma): a string with an empty element and another element that parses
+// as a DSN with a network address is such a list (otherwise SplitDSN would
+// take it whole, as one DSN whose password holds the rest). The error holds
+// no part of the DSN. Open returns it; nil for anything else.
+func CheckDSNList(dsn string) error {
+	if !strings.Contains(dsn, ",") {
+		return nil
+	}
+	parts := strings.Split(dsn, ",")
+	empty, dsns := 0, 0
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			if empty == 0 {
+				empty = i + 1
+			}
+			continue
+		}
+		if cfg, err := mysql.ParseDSN(p); err == nil && strings.Contains(p, "(") && cfg.Addr != "" {
+			dsns++
+		}
+	}
+	if empty > 0 && dsns > 0 {
+		return fmt.Errorf("element %d of the DSN list (of %d comma-separated elements) is empty: want DSN,DSN,... without empty elements", empty, len(parts))
+	}
+	return nil
+}
+
 // SplitDSN splits a list of go-sql-driver DSNs separated by commas (the
 // nodes of a cluster, "u:pw@tcp(h1:3306)/,u:pw@tcp(h2:3306)/") into its
 // DSNs. A string that is not such a list (no comma, or a part that does
@@ -64,6 +94,9 @@ func endpoints(o Options, cfg *mysql.Config, red sqlstore.Redactor, list []strin
 		}
 		if pw != red.PW {
 			return nil, fmt.Errorf("mysqlstore: DSN %s: node %d has another password than the first: the nodes of a DSN list share the user and password", red.DSN, i+1)
+		}
+		if c.User != cfg.User {
+			return nil, fmt.Errorf("mysqlstore: DSN %s: node %d has another user than the first: the nodes of a DSN list share the user and password", red.DSN, i+1)
 		}
 		rc, wc, err := sessionConnectors(c)
 		if err != nil {
@@ -145,11 +178,22 @@ func isNotReady(err error) bool {
 	return errors.As(err, &me) && me.Number == erUnknownCom
 }
 
+// isNotPrimary reports whether err is 1180 (ER_ERROR_DURING_COMMIT), which
+// a Galera node outside the primary component returns at commit. Unlike
+// 1047 the write may have been replicated before the node lost the
+// others: it counts as a lost connection (classConn, not unsent), so a
+// link write's COMMIT is ambiguous (read back before any retry) and
+// ADD_NODE is not retried.
+func isNotPrimary(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == erErrorDuringCommit
+}
+
 // onFail runs after each failed attempt of a call (sqlstore.Calls.OnFail):
-// on a node that is not ready (1047) the session leaves it for the next
-// node of the cluster.
+// on a node that is not ready (1047) or outside the primary component
+// (1180) the session leaves it for the next node of the cluster.
 func (ss *Session) onFail(err error) {
-	if isNotReady(err) && len(ss.v.c.eps) > 1 {
+	if (isNotReady(err) || isNotPrimary(err)) && len(ss.v.c.eps) > 1 {
 		ss.drop(connRead)
 		ss.drop(connWrite)
 		ss.moveOn(err)

@@ -43,7 +43,12 @@ const (
 	// erUnknownCom is ER_UNKNOWN_COM_ERROR, which a Galera node outside
 	// the primary component returns for every statement ("WSREP has not
 	// yet prepared node for application use"): nothing was done.
-	erUnknownCom            = 1047
+	erUnknownCom = 1047
+	// erErrorDuringCommit is ER_ERROR_DURING_COMMIT, which a Galera node
+	// that lost the primary component (seen with two of three nodes
+	// killed: "Not connected to Primary Component") returns for a commit,
+	// explicit or autocommit.
+	erErrorDuringCommit     = 1180
 	erUnknownSystemVariable = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 )
 
@@ -64,7 +69,7 @@ func classify(err error) (errClass, string) {
 		switch me.Number {
 		case erLockDeadlock, erLockWaitTimeout:
 			return classRetry, key
-		case erServerShutdown, erConnectionKilled, erClientInactive, crServerGone, crServerLost, erUnknownCom:
+		case erServerShutdown, erConnectionKilled, erClientInactive, crServerGone, crServerLost, erUnknownCom, erErrorDuringCommit:
 			return classConn, key
 		}
 		return classFatal, key
@@ -125,11 +130,13 @@ func isDup(err error) bool {
 // a lost or refused connection). On a cluster (Galera): "errors.cert_conflict"
 // (COMMITs refused with 1213 by Galera's certification: retried as
 // deadlocks), "errors.1047" (statements refused by a node not ready: the
-// session moves to the next node), "reconnects" (sessions that moved to
-// another node: refused connections or 1047), "ambiguous" (link writes
-// whose COMMIT lost its connection: outcome unknown; and node deletes
-// whose statement lost its connection and whose retry found no node,
-// reported as done) and
+// session moves to the next node), "errors.1180" (commits refused by a
+// node outside the primary component: the session moves to the next node;
+// a link write's outcome is then read back as for "ambiguous"),
+// "reconnects" (sessions that moved to another node: refused connections,
+// 1047 or 1180), "ambiguous" (link writes whose COMMIT lost its
+// connection: outcome unknown; and node deletes whose statement lost its
+// connection and whose retry found no node, reported as done) and
 // "ambiguous_applied" (of those, the ones a read-back found committed,
 // so the write was not sent again).
 type Counter = store.Counter

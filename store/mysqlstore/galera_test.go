@@ -362,3 +362,90 @@ func syncWait(dsn string) string {
 	}
 	return dsn + "?wsrep_sync_wait=1"
 }
+
+// TestGaleraNotPrimary: 1180 (a node outside the primary component) moves
+// the session to the next node like 1047, counted as errors.1180 and a
+// reconnect: on a statement (injected) the call is retried there and
+// succeeds; after a COMMIT that took effect (injected after it) the
+// retry reads the link back on the next node and does not write it again.
+func TestGaleraNotPrimary(t *testing.T) {
+	notPrimary := &mysql.MySQLError{Number: 1180, SQLState: [5]byte{'H', 'Y', '0', '0', '0'}, Message: "Not connected to Primary Component"}
+	var armed, armedCommit atomic.Bool
+	s, _ := galeraStore(t, func(o *Options) {
+		o.inject = func(op string) error {
+			if op == "UpdateNode:update" && armed.CompareAndSwap(true, false) {
+				return notPrimary
+			}
+			return nil
+		}
+		o.injectCommitted = func(op string) error {
+			if armedCommit.CompareAndSwap(true, false) {
+				return notPrimary
+			}
+			return nil
+		}
+	})
+	ctx := context.Background()
+	x, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := x.(*Session)
+	defer ss.Close()
+	id, err := ss.AddNode(ctx, store.Node{Type: 1, Version: 1, Time: 1, Data: []byte("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := ss.ep
+	armed.Store(true)
+	if found, err := ss.UpdateNode(ctx, store.Node{ID: id, Type: 1, Version: 2, Time: 2, Data: []byte("b")}); err != nil || !found {
+		t.Fatalf("UpdateNode after 1180: found %v, %v", found, err)
+	}
+	if ss.ep != (from+1)%3 {
+		t.Errorf("session on endpoint %d after 1180, want %d", ss.ep, (from+1)%3)
+	}
+	armedCommit.Store(true)
+	upd := counter(s, "add_to_upd")
+	if _, err := ss.AddLink(ctx, mkLink(7, 70, store.VisibilityDefault, "d", 1), true); err != nil {
+		t.Fatalf("AddLink with 1180 after its COMMIT: %v", err)
+	}
+	if ss.ep != (from+2)%3 {
+		t.Errorf("session on endpoint %d after the second 1180, want %d", ss.ep, (from+2)%3)
+	}
+	if got := counter(s, "add_to_upd") - upd; got != 0 {
+		t.Errorf("the link was written again (add_to_upd grew by %d)", got)
+	}
+	if got := counter(s, "ambiguous_applied"); got != 1 {
+		t.Errorf("ambiguous_applied = %d, want 1", got)
+	}
+	if got := counter(s, "errors.1180"); got != 2 {
+		t.Errorf("errors.1180 = %d, want 2", got)
+	}
+	if got := counter(s, "reconnects"); got != 2 {
+		t.Errorf("reconnects = %d, want 2", got)
+	}
+	mustCount(t, s, 7, lt, 1)
+}
+
+// TestDSNListRefused: a DSN list whose nodes have different users is
+// refused at Open (before any connection); so is a list whose first node
+// is not a Galera node (the plain test server listed twice), naming it.
+func TestDSNListRefused(t *testing.T) {
+	ctx := context.Background()
+	_, err := Open(ctx, Options{DSN: "u:pw@tcp(127.0.0.1:1)/,v:pw@tcp(127.0.0.1:2)/"})
+	if err == nil || !strings.Contains(err.Error(), "node 2 has another user") {
+		t.Errorf("two users: %v, want node 2 refused for its user", err)
+	}
+	dsn := testDSN(t)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, Options{DSN: dsn + "," + dsn})
+	if err == nil {
+		s.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a Galera node") || !strings.Contains(err.Error(), cfg.Addr) {
+		t.Errorf("a list of a plain server: %v, want it refused naming %s", err, cfg.Addr)
+	}
+}

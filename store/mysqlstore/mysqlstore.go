@@ -358,6 +358,9 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("mysqlstore: Options.SpiderDataNodes: %w", err)
 		}
 	}
+	if err := checkDataNodeList(o.SpiderDataNodes); err != nil {
+		return o, fmt.Errorf("mysqlstore: Options.SpiderDataNodes: %w", err)
+	}
 	switch strings.ToUpper(o.Isolation) {
 	case "", "READ COMMITTED", "REPEATABLE READ", "READ UNCOMMITTED", "SERIALIZABLE":
 		o.Isolation = strings.ToUpper(o.Isolation)
@@ -446,6 +449,9 @@ type shared struct {
 // wrapped; the password is redacted from every message), or a missing
 // privilege for DisableBinlogLoad.
 func Open(ctx context.Context, o Options) (*Store, error) {
+	if err := CheckDSNList(o.DSN); err != nil {
+		return nil, fmt.Errorf("mysqlstore: Options.DSN: %w", err)
+	}
 	list := SplitDSN(o.DSN)
 	o.DSN = list[0]
 	cfg, red, err := driverConfig(&o)
@@ -488,6 +494,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if c.galera, err = c.wsrepOn(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if !c.galera && len(list) > 1 {
+		db.Close()
+		return nil, fmt.Errorf("mysqlstore: DSN list: node 1 (%s) is not a Galera node (@@wsrep_on is not 1): a DSN list names the nodes of one Galera cluster", cfg.Addr)
 	}
 	if c.galera && o.Engine == RocksDB {
 		db.Close()

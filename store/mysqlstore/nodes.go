@@ -100,10 +100,45 @@ func (ss *Session) UpdateNode(ctx context.Context, n store.Node) (found bool, er
 }
 
 // DeleteNode deletes the node with that id if its type is nodeType
-// (S-del-node, autocommit); found reports whether it did.
+// (S-del-node, autocommit); found reports whether it did. On a Spider head,
+// which reports 0 affected rows for every DELETE, it runs in a transaction
+// on the write connection instead: SELECT ... FOR UPDATE of the node (found
+// is whether it returned the row), S-del-node, COMMIT.
 func (ss *Session) DeleteNode(ctx context.Context, nodeType int32, id int64) (found bool, err error) {
 	return ss.calls.WriteNode(ctx, sqlstore.OpDeleteNode, id, func() (int64, error) {
+		if ss.v.q.spider(ctx, ss.v.c.db) {
+			return ss.deleteNodeLocked(ctx, nodeType, id)
+		}
 		k, _, err := ss.writeR(ctx, sqlstore.OpDeleteNode, "delete", sDelNode, id, int64(nodeType))
 		return k, err
 	})
+}
+
+// deleteNodeLocked is DeleteNode's Spider path: it returns 1 when the node
+// existed (locked, deleted and committed), 0 when it did not (rolled back).
+func (ss *Session) deleteNodeLocked(ctx context.Context, nodeType int32, id int64) (int64, error) {
+	const o = sqlstore.OpDeleteNode
+	c, err := ss.conn(ctx, connWrite)
+	if err != nil {
+		return 0, err
+	}
+	err = ss.v.c.eng.Inject(o, "lock")
+	var rows driver.Rows
+	if err == nil {
+		// Integers only: formatted by strconv, sent as text.
+		rows, err = c.queryText(ctx, "SELECT id FROM "+ss.v.q.node+" WHERE id = "+strconv.FormatInt(id, 10)+
+			" AND type = "+strconv.FormatInt(int64(nodeType), 10)+" FOR UPDATE")
+	}
+	var found bool
+	if err == nil {
+		found, err = scanOne(c, rows, 1, func([]driver.Value) error { return nil })
+	}
+	if err != nil || !found {
+		ss.rollback(ctx, c)
+		return 0, err
+	}
+	if _, err := ss.execW(ctx, c, o, "delete", sDelNode, c.setArgs(id, int64(nodeType))); err != nil {
+		return 0, err
+	}
+	return 1, ss.commit(ctx, c, o)
 }

@@ -52,8 +52,8 @@ type queries struct {
 
 	gen atomic.Uint64
 	// engine caches the link table's engine for generation gen: 0 not
-	// known, 1 not ROCKSDB, 2 ROCKSDB (encoded with the generation as
-	// gen<<2 | code).
+	// known, 1 neither ROCKSDB nor SPIDER, 2 ROCKSDB, 3 SPIDER (encoded
+	// with the generation as gen<<2 | code).
 	engine atomic.Uint64
 }
 
@@ -103,26 +103,39 @@ func (q *queries) textOf(ctx context.Context, db *sql.DB, id int) string {
 	return q.text[id]
 }
 
-// rocks reports whether the link table is a ROCKSDB table, asking the
-// server once per DDL generation (a missing table counts as not ROCKSDB,
-// and is asked again next time).
-func (q *queries) rocks(ctx context.Context, db *sql.DB) bool {
+// rocks reports whether the link table is a ROCKSDB table (see
+// engineCode).
+func (q *queries) rocks(ctx context.Context, db *sql.DB) bool { return q.engineCode(ctx, db) == 2 }
+
+// spider reports whether the link table is a SPIDER table (see
+// engineCode): the head then reports 0 affected rows for every DELETE,
+// whether it deleted a row or not (MariaDB 10.11's Spider), so deletes
+// find their row by locking it first.
+func (q *queries) spider(ctx context.Context, db *sql.DB) bool { return q.engineCode(ctx, db) == 3 }
+
+// engineCode returns the engine code of the link table (the codes of
+// queries.engine), asking the server once per DDL generation (a missing
+// table, or an error, gives 0 and is asked again next time).
+func (q *queries) engineCode(ctx context.Context, db *sql.DB) uint64 {
 	g := q.gen.Load()
 	if e := q.engine.Load(); e>>2 == g && e&3 != 0 {
-		return e&3 == 2
+		return e & 3
 	}
 	var eng string
 	err := db.QueryRowContext(ctx, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
 		q.name, q.linkTable).Scan(&eng)
 	if err != nil {
-		return false
+		return 0
 	}
 	code := uint64(1)
-	if strings.EqualFold(eng, string(RocksDB)) {
+	switch {
+	case strings.EqualFold(eng, string(RocksDB)):
 		code = 2
+	case strings.EqualFold(eng, string(Spider)):
+		code = 3
 	}
 	q.engine.Store(g<<2 | code)
-	return code == 2
+	return code
 }
 
 // values appends ", (?, ?, ...)" tuples: rows tuples of cols placeholders.

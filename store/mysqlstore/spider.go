@@ -3,6 +3,7 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -24,6 +25,130 @@ func checkDataNode(a string) error {
 	}
 	if host == "" || strings.ContainsAny(host, "'\"\\`") {
 		return fmt.Errorf("data node %q: want a host name or address without quotes", a)
+	}
+	return nil
+}
+
+// ErrSpiderDataNodes is wrapped by the errors of CreateSchema with engine
+// SPIDER that refuse the data nodes before anything is created: the head
+// or one data node listed twice, or an existing schema of the database
+// whose head servers or tables name other data nodes, or another order.
+var ErrSpiderDataNodes = errors.New("spider_data_nodes do not fit")
+
+// CheckDataNodes checks Options.SpiderDataNodes as Open does, without a
+// connection: each a host:port (port 1..65535, no quote, not localhost),
+// none listed twice. The error names the node.
+func CheckDataNodes(nodes []string) error {
+	for _, a := range nodes {
+		if err := checkDataNode(a); err != nil {
+			return err
+		}
+	}
+	return checkDataNodeList(nodes)
+}
+
+// checkDataNodeList checks the data node list as a whole (each address
+// already passed checkDataNode): no address twice, no "localhost" (Spider,
+// like the MySQL client, connects to localhost through the Unix socket and
+// ignores the port).
+func checkDataNodeList(nodes []string) error {
+	seen := map[string]int{}
+	for i, a := range nodes {
+		host, port, _ := net.SplitHostPort(a)
+		if strings.EqualFold(host, "localhost") {
+			return fmt.Errorf("data node %q: Spider connects to localhost through the Unix socket, not port %s: write 127.0.0.1:%s", a, port, port)
+		}
+		k := strings.ToLower(a)
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("data node %q is listed twice (elements %d and %d)", a, j+1, i+1)
+		}
+		seen[k] = i
+	}
+	return nil
+}
+
+// serverIdentity returns what tells two servers on one machine apart:
+// @@hostname, @@port and @@datadir.
+func serverIdentity(ctx context.Context, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (string, error) {
+	var host, dir string
+	var port int
+	if err := db.QueryRowContext(ctx, "SELECT @@hostname, @@port, @@datadir").Scan(&host, &port, &dir); err != nil {
+		return "", err
+	}
+	return host + ":" + strconv.Itoa(port) + ":" + dir, nil
+}
+
+// checkSpiderNodes refuses, before any DDL, data nodes that are the head
+// itself or one server listed twice under two addresses, and an existing
+// Spider schema of db (the head's servers lbspider<i>_<db>, its link
+// table's partitions) that names other data nodes, another order or
+// another number of them: the head's HASH partitioning is what finds the
+// rows again, so rewriting it over loaded data nodes loses them.
+func (s *Store) checkSpiderNodes(ctx context.Context, db string) error {
+	nodes := s.c.opts.SpiderDataNodes
+	head, err := serverIdentity(ctx, s.c.db)
+	if err != nil {
+		return fmt.Errorf("head: %w", err)
+	}
+	ids := map[string]int{}
+	for i, addr := range nodes {
+		d, err := s.dataNodeDB(addr)
+		if err != nil {
+			return fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		id, err := serverIdentity(ctx, d)
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		if id == head {
+			return fmt.Errorf("%w: data node %s is the head itself: the data nodes must be other servers", ErrSpiderDataNodes, addr)
+		}
+		if j, ok := ids[id]; ok {
+			return fmt.Errorf("%w: data nodes %s and %s are the same server", ErrSpiderDataNodes, nodes[j], addr)
+		}
+		ids[id] = i
+	}
+	rows, err := s.c.db.QueryContext(ctx, "SELECT Server_name, Host, Port FROM mysql.servers WHERE Server_name LIKE 'lbspider%'")
+	if err != nil {
+		return fmt.Errorf("head: reading mysql.servers: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, host string
+		var port int
+		if err := rows.Scan(&name, &host, &port); err != nil {
+			return fmt.Errorf("head: reading mysql.servers: %w", err)
+		}
+		num, ok := strings.CutSuffix(strings.TrimPrefix(name, "lbspider"), "_"+db)
+		i, err := strconv.Atoi(num)
+		if !ok || err != nil || i < 0 || spiderServer(db, i) != name {
+			continue // another database's server
+		}
+		have := net.JoinHostPort(host, strconv.Itoa(port))
+		if i >= len(nodes) {
+			return fmt.Errorf("%w: database %s already has a Spider schema on more data nodes (server %s is %s); spider_data_nodes lists %d: drop the schema first, or list the same nodes in the same order",
+				ErrSpiderDataNodes, db, name, have, len(nodes))
+		}
+		if !strings.EqualFold(have, nodes[i]) {
+			return fmt.Errorf("%w: database %s already has a Spider schema whose data node %d is %s, not %s: list the same data nodes in the same order, or drop the schema first",
+				ErrSpiderDataNodes, db, i, have, nodes[i])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("head: reading mysql.servers: %w", err)
+	}
+	var parts int
+	err = s.c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL",
+		db, s.c.opts.LinkTable).Scan(&parts)
+	if err != nil {
+		return fmt.Errorf("head: reading the partitions of %s: %w", s.c.opts.LinkTable, err)
+	}
+	if parts != 0 && parts != len(nodes) {
+		return fmt.Errorf("%w: database %s already has a head table %s over %d data nodes; spider_data_nodes lists %d: drop the schema first, or list the same nodes in the same order",
+			ErrSpiderDataNodes, db, s.c.opts.LinkTable, parts, len(nodes))
 	}
 	return nil
 }
@@ -108,10 +233,20 @@ func (s *Store) createSpider(ctx context.Context, q *queries, db string, opts Sc
 	if err := s.spiderNames(db, len(nodes)); err != nil {
 		return fmt.Errorf("engine SPIDER: %w", err)
 	}
+	if err := s.checkSpiderNodes(ctx, db); err != nil {
+		return fmt.Errorf("engine SPIDER: %w", err)
+	}
+	// What exists before: on a failure, what this call created is
+	// dropped again (databases and servers it made; tables it added to
+	// a database that existed are left).
+	had, err := s.spiderExisting(ctx, db)
+	if err != nil {
+		return err
+	}
 	data := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	data = append(data, createTables(q, InnoDB, DefaultInnoDBPartitions, true, opts.IfNotExists)...)
 	if err := s.onDataNodes(ctx, data); err != nil {
-		return err
+		return s.undoSpider(ctx, q, db, had, err)
 	}
 	head := []string{"CREATE DATABASE IF NOT EXISTS " + q.db}
 	for i, addr := range nodes {
@@ -135,16 +270,85 @@ func (s *Store) createSpider(ctx context.Context, q *queries, db string, opts Sc
 	} {
 		st, ok := strings.CutSuffix(tables[i], innoTail)
 		if !ok {
-			return fmt.Errorf("engine SPIDER: internal error: unexpected table definition %s", firstLine(tables[i]))
+			return s.undoSpider(ctx, q, db, had, fmt.Errorf("engine SPIDER: internal error: unexpected table definition %s", firstLine(tables[i])))
 		}
 		head = append(head, st+spiderTail(db, table.name, table.col, table.params, len(nodes)))
 	}
 	for _, st := range head {
 		if _, err := s.c.db.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("%s: %w", firstLine(st), err)
+			return s.undoSpider(ctx, q, db, had, fmt.Errorf("%s: %w", firstLine(st), err))
 		}
 	}
 	return nil
+}
+
+// spiderBefore is what of a Spider schema existed before CreateSchema:
+// database db on the head and on each data node, and the head's servers.
+type spiderBefore struct {
+	head    bool
+	data    []bool
+	servers map[string]bool
+}
+
+// spiderExisting records which of db's databases and servers exist.
+func (s *Store) spiderExisting(ctx context.Context, db string) (spiderBefore, error) {
+	const q = "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?"
+	b := spiderBefore{servers: map[string]bool{}}
+	var n int
+	if err := s.c.db.QueryRowContext(ctx, q, db).Scan(&n); err != nil {
+		return b, fmt.Errorf("head: %w", err)
+	}
+	b.head = n > 0
+	for i, addr := range s.c.opts.SpiderDataNodes {
+		d, err := s.dataNodeDB(addr)
+		if err == nil {
+			err = d.QueryRowContext(ctx, q, db).Scan(&n)
+			d.Close()
+		}
+		if err != nil {
+			return b, fmt.Errorf("data node %d (%s): %w", i, addr, err)
+		}
+		b.data = append(b.data, n > 0)
+		if err := s.c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.servers WHERE Server_name = ?", spiderServer(db, i)).Scan(&n); err != nil {
+			return b, fmt.Errorf("head: reading mysql.servers: %w", err)
+		}
+		b.servers[spiderServer(db, i)] = n > 0
+	}
+	return b, nil
+}
+
+// undoSpider drops what a failed createSpider created (the databases and
+// servers of db that did not exist before) and returns cause; what it
+// could not drop is added to the message.
+func (s *Store) undoSpider(ctx context.Context, q *queries, db string, had spiderBefore, cause error) error {
+	var left []string
+	for i, addr := range s.c.opts.SpiderDataNodes {
+		if had.data[i] {
+			continue
+		}
+		d, err := s.dataNodeDB(addr)
+		if err == nil {
+			_, err = d.ExecContext(ctx, "DROP DATABASE IF EXISTS "+q.db)
+			d.Close()
+		}
+		if err != nil {
+			left = append(left, "database "+db+" on data node "+addr)
+		}
+		if !had.servers[spiderServer(db, i)] {
+			if _, err := s.c.db.ExecContext(ctx, "DROP SERVER IF EXISTS "+quoteIdent(spiderServer(db, i))); err != nil {
+				left = append(left, "server "+spiderServer(db, i))
+			}
+		}
+	}
+	if !had.head {
+		if _, err := s.c.db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+q.db); err != nil {
+			left = append(left, "database "+db+" on the head")
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%w (not cleaned up: %s)", cause, strings.Join(left, ", "))
+	}
+	return cause
 }
 
 // spiderTail ends a head table's CREATE TABLE: the SPIDER engine, the

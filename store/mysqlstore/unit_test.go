@@ -253,3 +253,24 @@ func TestDSNListPasswords(t *testing.T) {
 		t.Errorf("Open = %v, want a refusal naming no password", err)
 	}
 }
+
+// TestCheckDSNList: an empty element of a DSN list is refused with its
+// position and without the password; a single DSN, a list without empty
+// elements and a DSN whose parameter holds a comma pass.
+func TestCheckDSNList(t *testing.T) {
+	d := "u:pw1@tcp(127.0.0.1:4407)/"
+	for _, ok := range []string{d, d + "," + d, "u:p@tcp(h:1)/?x=a,b", ""} {
+		if err := CheckDSNList(ok); err != nil {
+			t.Errorf("CheckDSNList(%q) = %v, want nil", ok, err)
+		}
+	}
+	for dsn, pos := range map[string]string{d + ",," + d: "element 2 ", d + ",": "element 2 ", " ," + d: "element 1 "} {
+		err := CheckDSNList(dsn)
+		if err == nil || !strings.Contains(err.Error(), pos) || strings.Contains(err.Error(), "pw1") {
+			t.Errorf("CheckDSNList(%q) = %v, want an error naming %q without the password", dsn, err, pos)
+		}
+		if _, err := Open(context.Background(), Options{DSN: dsn}); err == nil || !strings.Contains(err.Error(), pos) {
+			t.Errorf("Open(%q) = %v, want the empty element refused", dsn, err)
+		}
+	}
+}

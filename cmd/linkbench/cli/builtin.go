@@ -151,6 +151,9 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	if o.dsn != "" {
 		// A comma-separated list names the nodes of a cluster (Galera).
+		if err := mysqlstore.CheckDSNList(o.dsn); err != nil {
+			return opts, usageError{fmt.Errorf("-dsn: %v", err)}
+		}
 		for _, d := range mysqlstore.SplitDSN(o.dsn) {
 			if _, err := mysql.ParseDSN(d); err != nil {
 				return opts, usageError{fmt.Errorf("-dsn %s: %v", describe(mysqlstore.RedactDSN(o.dsn)), redact(err.Error(), o.dsn, o.conn.Password))}
@@ -167,6 +170,17 @@ func mysqlOptions(o *options, cfg *linkbench.Config) (mysqlstore.Options, error)
 	}
 	opts.Engine = e
 	opts.SpiderDataNodes = cfg.SpiderDataNodeList()
+	if raw := cfg.Store.SpiderDataNodes; strings.TrimSpace(raw) != "" {
+		for i, a := range strings.Split(raw, ",") {
+			if strings.TrimSpace(a) == "" {
+				return opts, usageError{&linkbench.ConfigError{Key: "spider_data_nodes", Value: raw,
+					Reason: fmt.Sprintf("element %d is empty: want host:port,host:port", i+1)}}
+			}
+		}
+	}
+	if err := mysqlstore.CheckDataNodes(opts.SpiderDataNodes); err != nil {
+		return opts, usageError{&linkbench.ConfigError{Key: "spider_data_nodes", Value: cfg.Store.SpiderDataNodes, Reason: err.Error()}}
+	}
 	if e == mysqlstore.Spider && o.createSchema && len(opts.SpiderDataNodes) == 0 {
 		return opts, usageError{&linkbench.ConfigError{Key: "spider_data_nodes", Value: "",
 			Reason: "engine=spider with -create-schema needs the data nodes: host:port,host:port"}}

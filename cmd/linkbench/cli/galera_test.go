@@ -233,3 +233,22 @@ func TestGaleraNodeKill(t *testing.T) {
 	}
 	verifyEveryNode(t, list, prefix, log)
 }
+
+// TestDSNListEmptyElement: a DSN list with an empty element (",," or a
+// trailing comma) is a one-line usage error (exit 2) naming the element,
+// before any connection, and without the password; the driver is never
+// handed a DSN whose password holds the rest of the list.
+func TestDSNListEmptyElement(t *testing.T) {
+	d1, d3 := "lbtest:sEcr3tpw@tcp(127.0.0.1:1)/", "lbtest:sEcr3tpw@tcp(127.0.0.1:3)/"
+	for _, c := range []struct{ dsn, want string }{
+		{d1 + ",," + d3, "element 2 of the DSN list"},
+		{d1 + "," + d3 + ",", "element 3 of the DSN list"},
+		{"," + d1, "element 1 of the DSN list"},
+	} {
+		code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", c.dsn, "-l", "-D", "maxid1=11")
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 ||
+			strings.Contains(stderr+out, "sEcr3tpw") {
+			t.Errorf("-dsn with an empty element: exit %d, want 2 and one line with %q and no password:\n%s%s", code, c.want, out, stderr)
+		}
+	}
+}

@@ -212,6 +212,10 @@ func TestSpiderBadInput(t *testing.T) {
 		{"no port", "127.0.0.1", `spider_data_nodes`},
 		{"port out of range", "127.0.0.1:4508,127.0.0.1:70000", `port must be 1..65535`},
 		{"none with -create-schema", "", `spider_data_nodes`},
+		{"listed twice", "127.0.0.1:4508,127.0.0.1:4508", `listed twice`},
+		{"empty element", "127.0.0.1:4508,,127.0.0.1:4509", `element 2 is empty`},
+		{"trailing comma", "127.0.0.1:4508,", `element 2 is empty`},
+		{"localhost", "localhost:4508", `write 127.0.0.1:4508`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := []string{"-store", "mysql", "-dsn", dsn, "-create-schema", "-l", "-D", "engine=spider"}
@@ -224,5 +228,63 @@ func TestSpiderBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q: want exit 2, one line naming %q", code, out, stderr, c.want)
 			}
 		})
+	}
+}
+
+// TestSpiderRefusesOtherDataNodes: -create-schema over an existing Spider
+// schema with its data nodes in another order, or with the head listed as
+// a data node, is refused with one line (exit 2) before any DDL: the
+// head's servers still name the first order and the rows stay readable.
+func TestSpiderRefusesOtherDataNodes(t *testing.T) {
+	head, nodes, _ := testdb.Spider(t)
+	if len(nodes) < 2 {
+		t.Skip("needs two data nodes")
+	}
+	ctx := context.Background()
+	db := fmt.Sprintf("lbspider_%s", strings.TrimSuffix(uniquePrefix("order"), "_"))
+	s, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: head, Database: db, Engine: mysqlstore.Spider, SpiderDataNodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.DropSchema(ctx, db); err != nil {
+			t.Logf("cleanup: %v", err)
+		}
+		s.Close()
+	})
+	if err := s.CreateSchema(ctx, db, mysqlstore.SchemaOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := s.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	ids := make([]int64, 4)
+	for i := range ids {
+		if ids[i], err = ss.AddNode(ctx, store.Node{Type: 1, Data: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hcfg, err := mysql.ParseDSN(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reversed := []string{nodes[1], nodes[0]}
+	for _, c := range []struct{ name, nodes, want string }{
+		{"other order", strings.Join(reversed, ","), "same order"},
+		{"head as data node", nodes[0] + "," + hcfg.Addr, "is the head itself"},
+	} {
+		code, out, stderr := runCLI(t, "-store", "mysql", "-dsn", head, "-create-schema", "-D", "engine=spider",
+			"-D", "spider_data_nodes="+c.nodes, "-D", "dbid="+db, "-verify")
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q: want exit 2, one line with %q", c.name, code, stderr, out, c.want)
+		}
+	}
+	for _, id := range ids {
+		if _, found, err := ss.GetNode(ctx, 1, id); err != nil || !found {
+			t.Errorf("GetNode(%d) after the refused -create-schema: found %v, %v", id, found, err)
+		}
 	}
 }

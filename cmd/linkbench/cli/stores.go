@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store"
+	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
 
 // storeNames lists the stores registered with the store package: the
@@ -165,6 +166,9 @@ func (s *openedStore) createSchema(ctx context.Context, cfg *linkbench.Config, d
 	}
 	for _, db := range cfg.DatabaseNames() {
 		if err := sc.EnsureSchema(ctx, db, store.SchemaOptions{DeferIndex: deferIndex}); err != nil {
+			if errors.Is(err, mysqlstore.ErrSpiderDataNodes) {
+				return usageError{fmt.Errorf("-create-schema %s: %w", db, err)}
+			}
 			return fmt.Errorf("create schema %s: %w", db, err)
 		}
 	}
