@@ -50,34 +50,10 @@ _lbm_script() {
 
 _lbm_pointer() { printf '%s\n' "${TMPDIR:-/tmp}/linkbench-mariadb.current"; }
 
-_lbm_rocksdb_plugin() {
-	local d
-	for d in /usr/lib/mysql/plugin /usr/lib/mariadb/plugin /usr/lib64/mysql/plugin; do
-		[ -f "$d/ha_rocksdb.so" ] && return 0
-	done
-	return 1
-}
+_lbm_rocksdb_plugin() { _lb_mariadb_have_plugin ha_rocksdb.so; }
 
-_lbm_install() {
-	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
-		command -v mariadb-admin >/dev/null 2>&1 && command -v mariadb >/dev/null 2>&1 &&
-		_lbm_rocksdb_plugin; then
-		return 0
-	fi
-	local sudo=""
-	if [ "$(id -u)" != 0 ]; then
-		if command -v sudo >/dev/null 2>&1; then
-			sudo="sudo"
-		else
-			_lbm_log "mariadb-server/mariadb-plugin-rocksdb missing and not root (no sudo): install them first"
-			return 1
-		fi
-	fi
-	_lbm_log "installing mariadb-server mariadb-plugin-rocksdb with apt-get"
-	$sudo apt-get update >&2 || return 1
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
-		mariadb-server mariadb-plugin-rocksdb >&2 || return 1
-}
+# (a missing ROCKSDB plugin is judged later: LINKBENCH_MARIADB_ALLOW_NO_ROCKSDB)
+_lbm_install() { _lb_mariadb_install _lbm_log ha_rocksdb.so mariadb-plugin-rocksdb optional; }
 
 # _lbm_port_in_use PORT: something accepts TCP connections on 127.0.0.1:PORT.
 _lbm_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

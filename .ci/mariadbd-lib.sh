@@ -49,3 +49,40 @@ _lb_mariadbd_shutdown() {
 	kill -9 "$pid" 2>/dev/null
 	return 0
 }
+
+# _lb_mariadb_have_plugin SO: MariaDB's plugin directory holds SO.
+_lb_mariadb_have_plugin() {
+	local d
+	for d in /usr/lib/mysql/plugin /usr/lib/mariadb/plugin /usr/lib64/mysql/plugin; do
+		[ -f "$d/$1" ] && return 0
+	done
+	return 1
+}
+
+# _lb_mariadb_install LOG SO PACKAGE [optional]: make sure the MariaDB
+# server, its clients and the plugin SO (from Debian's PACKAGE) are
+# installed: with apt-get (lists updated first), as root or through sudo,
+# when something is missing. With "optional", a plugin still missing after
+# the installation is the caller's to judge (not an error here).
+_lb_mariadb_install() {
+	local log="$1" so="$2" pkg="$3" optional="${4:-}" sudo=""
+	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
+		command -v mariadb-admin >/dev/null 2>&1 && command -v mariadb >/dev/null 2>&1 &&
+		_lb_mariadb_have_plugin "$so"; then
+		return 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		if command -v sudo >/dev/null 2>&1; then
+			sudo="sudo"
+		else
+			"$log" "mariadb-server/$pkg missing and not root (no sudo): install them first"
+			return 1
+		fi
+	fi
+	"$log" "installing mariadb-server $pkg with apt-get"
+	$sudo apt-get update >&2 || return 1
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
+		mariadb-server "$pkg" >&2 || return 1
+	[ -n "$optional" ] && return 0
+	_lb_mariadb_have_plugin "$so" || { "$log" "no $so after installing $pkg"; return 1; }
+}

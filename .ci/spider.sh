@@ -38,38 +38,9 @@ _lbs_log() { printf 'spider.sh: %s\n' "$*" >&2; }
 # The server start and shutdown shared with mariadb.sh.
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mariadbd-lib.sh"
 
-_lbs_have_plugin() {
-	local d
-	for d in /usr/lib/mysql/plugin /usr/lib/mariadb/plugin /usr/lib64/mysql/plugin; do
-		[ -f "$d/ha_spider.so" ] && return 0
-	done
-	return 1
-}
+_lbs_have_plugin() { _lb_mariadb_have_plugin ha_spider.so; }
 
-_lbs_install() {
-	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
-		command -v mariadb-admin >/dev/null 2>&1 && command -v mariadb >/dev/null 2>&1 &&
-		_lbs_have_plugin; then
-		return 0
-	fi
-	local sudo=""
-	if [ "$(id -u)" != 0 ]; then
-		if command -v sudo >/dev/null 2>&1; then
-			sudo="sudo"
-		else
-			_lbs_log "mariadb-server/mariadb-plugin-spider missing and not root (no sudo): install them first"
-			return 1
-		fi
-	fi
-	_lbs_log "installing mariadb-server mariadb-plugin-spider with apt-get"
-	if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
-		mariadb-server mariadb-plugin-spider >&2; then
-		$sudo apt-get update >&2 || return 1
-		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \
-			mariadb-server mariadb-plugin-spider >&2 || return 1
-	fi
-	_lbs_have_plugin || { _lbs_log "no ha_spider.so after installing mariadb-plugin-spider"; return 1; }
-}
+_lbs_install() { _lb_mariadb_install _lbs_log ha_spider.so mariadb-plugin-spider; }
 
 # _lbs_port_in_use PORT: something accepts TCP connections on 127.0.0.1:PORT.
 _lbs_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
