@@ -1,17 +1,61 @@
 // Command paired measures linkbench-go side by side with Java LinkBench
 // against one MySQL-protocol server: the same configuration, the same
-// tables (created once, truncated before each load), one tool after the
-// other. For each tool it runs the load phase (-l) and the request phase
-// (-r) as child processes and prints, side by side with their ratio:
+// tables, the tools taking turns. By default the tables (created if
+// missing) are truncated and loaded once, by one tool's load phase (-l;
+// -load-with go or java, default go), and then -pairs pairs (default 3)
+// of request phases (-r) alternate the tools on the loaded tables: pair 1
+// runs java then go, pair 2 go then java, and so on. -load-each instead
+// loads before each tool's own request phase (the tables truncated
+// first), so that the loads are compared too; -skip-load loads nothing.
 //
-//   - load: rows/s (nodes + links + counts per second) and the client's CPU
-//     per loaded link;
+// Before every measured phase paired waits, at most -settle (default
+// 120s; 0: no wait), until the server is quiet: polled every second, over
+// the last 2 s Innodb_data_written grew by less than 64 KiB/s, ROCKSDB's
+// flushes and compactions wrote nothing (Rocksdb_flush_write_bytes +
+// Rocksdb_compact_write_bytes, when the server has the engine; its
+// pending compactions are not in SHOW GLOBAL STATUS, so what they write is
+// the sign), and Innodb_buffer_pool_pages_dirty is at most 1 % of the
+// buffer pool or stopped falling. It prints how long it waited and what
+// it saw; a server still busy at -settle is reported as NOT QUIET and
+// measured anyway.
+//
+// For each run it prints, side by side with the ratio go/java:
+//
+//   - load: rows/s (nodes + links + counts per second), the client's CPU
+//     per loaded link, the server's CPU per row, the client's peak RSS;
 //   - request: requests/s, the client's CPU per request (user + system,
 //     the whole process: start-up, connecting and for Java the JIT
 //     included), the server's CPU per request (when the server runs on
 //     this host: its pid from @@pid_file, its CPU from /proc), the
-//     statements per request the server counted (SHOW GLOBAL STATUS
-//     deltas), and the client's peak RSS.
+//     client's peak RSS, the statements per request the server counted
+//     (SHOW GLOBAL STATUS deltas) and the server's background writing
+//     during the run: Innodb_buffer_pool_pages_dirty at its start and
+//     end, Innodb_buffer_pool_pages_flushed, Innodb_data_written and
+//     Innodb_os_log_written per request and, with ROCKSDB,
+//     Rocksdb_bytes_written, Rocksdb_flush_write_bytes and
+//     Rocksdb_compact_write_bytes per request and Rocksdb_stall_micros.
+//
+// After more than one pair it prints for every row the median of each
+// tool and the median of the per-pair ratios go/java with their spread,
+// e.g. "1.15 (1.08-1.32)" (without -java: linkbench-go's median and
+// spread).
+//
+// -graph chooses the graph: real (the default) is maxid1 200001 with
+// LinkBench's real out-degree (nlinks_func as the configuration says,
+// real in the shipped files); small is maxid1 20001 with a constant 10
+// links per node (nlinks_func=const, nlinks_default=10, nlinks_config=0,
+// passed to both tools). -maxid1 and -D keys win over the graph's.
+//
+// -syscalls counts the system calls: after the measured pairs, one extra
+// pair of request phases (java then go) runs each tool under
+// `strace -f -c` and prints the calls (and failed calls) per request of
+// every system call, both tools, sorted by their sum. strace slows the
+// tools down unequally, so nothing is timed in that pair: only its
+// requests/s are shown, to tell the runs apart, never to compare them
+// (the counts of calls that depend on timing, such as reads failing with
+// EAGAIN, epoll_pwait and futex, move with the slowdown too); the strace
+// summaries are kept beside the log. Kinds that no tool makes at least
+// 0.001 times per request (start-up calls) are counted, not listed.
 //
 // It never contains, builds or fetches Java code: -java names a launcher
 // of a Java LinkBench built elsewhere (a script or binary that runs
@@ -21,16 +65,19 @@
 //
 // Usage (from the repository's root):
 //
-//	go run ./bench/paired -dsn 'user:pw@tcp(127.0.0.1:3306)/' [-java /path/to/linkbench-java]
-//	    [-config LinkConfigMysql.properties] [-engine innodb|rocksdb] [-maxid1 200001]
-//	    [-loaders 2] [-requesters 16] [-maxtime 60s] [-pairs 1] [-skip-load] [-D key=value]...
+//	go run ./cmd/paired -dsn 'user:pw@tcp(127.0.0.1:3306)/' [-java /path/to/linkbench-java]
+//	    [-config LinkConfigMysql.properties] [-engine innodb|rocksdb] [-graph real|small] [-maxid1 N]
+//	    [-loaders 2] [-requesters 16] [-maxtime 60s] [-pairs 3]
+//	    [-load-with go|java | -load-each | -skip-load] [-settle 120s] [-syscalls] [-D key=value]...
 //
 // The server must be one the tools may write to: the database dbprefix0
-// (-db, default linkdb0) is created if missing and its three tables are
+// (-db, default lbpaired) is created if missing and its three tables are
 // truncated before each load. Java's MariaDB Connector/J needs the server
 // started with character-set-server=latin1 and
-// skip-character-set-client-handshake for binary payloads. The password is
-// never printed.
+// skip-character-set-client-handshake for binary payloads. Both tools connect with -dsn's
+// user, address and password (none when -dsn has none), whatever the
+// configuration file holds; the password is never printed nor put on a
+// command line.
 package main
 
 import (
@@ -46,7 +93,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +113,13 @@ var statusVars = []string{"Com_begin", "Com_commit", "Com_rollback", "Com_stmt_e
 // (100 on every Linux ABI Go supports).
 const clkTck = 100
 
+// The graphs of -graph.
+const (
+	graphReal   = "real"  // maxid1 200001, the configuration's out-degree
+	graphSmall  = "small" // maxid1 20001, a constant smallDegree links per node
+	smallDegree = 10
+)
+
 type defs []string
 
 func (d *defs) String() string     { return strings.Join(*d, " ") }
@@ -73,10 +127,13 @@ func (d *defs) Set(s string) error { *d = append(*d, s); return nil }
 
 type options struct {
 	dsn, java, config, linkbench, engine, db string
+	graph                                    string
 	maxid1                                   int64
 	loaders, requesters, pairs               int
-	maxtime                                  time.Duration
-	skipLoad                                 bool
+	maxtime, settle                          time.Duration
+	skipLoad, loadEach, syscalls             bool
+	loadWith                                 string // the loading tool's name ("" with -skip-load or -load-each)
+	strace                                   string // strace's path, with -syscalls
 	defs                                     defs
 	goArgs                                   string
 }
@@ -103,17 +160,24 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.linkbench, "linkbench", "", "`path` of the linkbench-go binary (default: built from ./cmd/linkbench)")
 	fs.StringVar(&o.engine, "engine", "innodb", "table engine: innodb or rocksdb (rocksdb: both tools run in READ COMMITTED, as MyRocks runs do)")
 	fs.StringVar(&o.db, "db", "lbpaired", "dbprefix: the tools use the database `prefix`0 (its tables are truncated before each load)")
-	fs.Int64Var(&o.maxid1, "maxid1", 200001, "maxid1 of the graph")
+	fs.StringVar(&o.graph, "graph", graphReal, "the graph: real (maxid1 200001, LinkBench's real out-degree) or small (maxid1 20001, a constant 10 links per node)")
+	fs.Int64Var(&o.maxid1, "maxid1", 0, "maxid1 of the graph (default: the -graph's, 200001 or 20001)")
 	fs.IntVar(&o.loaders, "loaders", 2, "loaders")
 	fs.IntVar(&o.requesters, "requesters", 16, "requesters")
 	fs.DurationVar(&o.maxtime, "maxtime", 60*time.Second, "length of each request phase (whole seconds)")
-	fs.IntVar(&o.pairs, "pairs", 1, "how many times to measure both tools (the order alternates)")
+	fs.IntVar(&o.pairs, "pairs", 3, "pairs of request phases, the tools' order alternating (pair 1: java then go)")
+	loadWith := fs.String("load-with", "go", "the tool whose load phase loads the tables, once, before the pairs: go or java")
+	fs.BoolVar(&o.loadEach, "load-each", false, "load before each tool's own request phase (tables truncated first) and compare the loads too, instead of loading once")
 	fs.BoolVar(&o.skipLoad, "skip-load", false, "run the request phases on the tables as they are (no truncation, no load)")
+	fs.DurationVar(&o.settle, "settle", 120*time.Second, "wait at most this `long` before each phase until the server stops flushing (0: no wait)")
+	fs.BoolVar(&o.syscalls, "syscalls", false, "after the measured pairs, one extra pair under strace -f -c: system calls per request (its timings are not measurements)")
 	fs.Var(&o.defs, "D", "extra configuration `key=value` for both tools (repeatable)")
 	fs.StringVar(&o.goArgs, "go-args", "", "extra `flags` for linkbench-go only, space-separated (e.g. -gomaxprocs 2)")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageErr{err}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageErr{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
@@ -121,10 +185,33 @@ func parse(args []string) (*options, error) {
 		return nil, usageErr{errors.New("-dsn is required")}
 	case o.engine != "innodb" && o.engine != "rocksdb":
 		return nil, usageErr{fmt.Errorf("-engine %q: want innodb or rocksdb", o.engine)}
-	case o.maxid1 < 2 || o.loaders < 1 || o.requesters < 1 || o.pairs < 1:
-		return nil, usageErr{errors.New("-maxid1 >= 2, -loaders, -requesters and -pairs >= 1")}
+	case o.graph != graphReal && o.graph != graphSmall:
+		return nil, usageErr{fmt.Errorf("-graph %q: want real or small", o.graph)}
+	case set["maxid1"] && o.maxid1 < 2:
+		return nil, usageErr{fmt.Errorf("-maxid1 %d: want >= 2", o.maxid1)}
+	case o.loaders < 1 || o.requesters < 1 || o.pairs < 1:
+		return nil, usageErr{errors.New("-loaders, -requesters and -pairs: want >= 1")}
 	case o.maxtime < time.Second || o.maxtime%time.Second != 0:
 		return nil, usageErr{fmt.Errorf("-maxtime %v: want whole seconds >= 1s", o.maxtime)}
+	case o.settle < 0:
+		return nil, usageErr{fmt.Errorf("-settle %v: want >= 0 (0: no wait)", o.settle)}
+	case *loadWith != "go" && *loadWith != "java":
+		return nil, usageErr{fmt.Errorf("-load-with %q: want go or java", *loadWith)}
+	case *loadWith == "java" && o.java == "":
+		return nil, usageErr{errors.New("-load-with java: needs -java")}
+	case o.skipLoad && o.loadEach:
+		return nil, usageErr{errors.New("-skip-load and -load-each: give one at most")}
+	case set["load-with"] && (o.skipLoad || o.loadEach):
+		return nil, usageErr{errors.New("-load-with: not with -skip-load or -load-each (which load nothing, or with each tool)")}
+	}
+	if !o.skipLoad && !o.loadEach {
+		o.loadWith = *loadWith
+	}
+	if !set["maxid1"] {
+		o.maxid1 = 200001
+		if o.graph == graphSmall {
+			o.maxid1 = 20001
+		}
 	}
 	if o.java != "" && o.config == "" {
 		o.config = filepath.Join(filepath.Dir(o.java), "config", "LinkConfigMysql.properties")
@@ -146,8 +233,15 @@ func parse(args []string) (*options, error) {
 			return nil, usageErr{fmt.Errorf("-linkbench %s: not an executable file", o.linkbench)}
 		}
 	}
+	if o.syscalls {
+		p, err := exec.LookPath("strace")
+		if err != nil {
+			return nil, usageErr{fmt.Errorf("-syscalls: strace not found in PATH (%v)", errors.Unwrap(err))}
+		}
+		o.strace = p
+	}
 	cfg := linkbench.DefaultConfig()
-	for _, d := range o.defs {
+	for _, d := range append(graphDefs(o), o.defs...) {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok {
 			return nil, usageErr{fmt.Errorf("-D %q: want key=value", d)}
@@ -160,6 +254,18 @@ func parse(args []string) (*options, error) {
 		return nil, usageErr{fmt.Errorf("-db %q: %v", o.db, err)}
 	}
 	return o, nil
+}
+
+// graphDefs returns the configuration keys of the graph for both tools:
+// maxid1 (-maxid1 or the graph's) and, for the small graph, a constant
+// out-degree of smallDegree links per node. Keys given with -D come
+// after them, and win.
+func graphDefs(o *options) []string {
+	d := []string{"maxid1=" + strconv.FormatInt(o.maxid1, 10)}
+	if o.graph == graphSmall {
+		d = append(d, "nlinks_func=const", "nlinks_default="+strconv.Itoa(smallDegree), "nlinks_config=0")
+	}
+	return d
 }
 
 // checkIdent accepts a database prefix the tools can both use: letters,
@@ -245,8 +351,12 @@ func (s *server) cpu() (time.Duration, bool) {
 	return time.Duration(u+st) * time.Second / clkTck, true
 }
 
+// status reads the server's statement counters (statusVars) and its
+// counters of background writing (flushVars); a counter the server does
+// not have (ROCKSDB's without the engine) is missing from the map.
 func (s *server) status(ctx context.Context) (map[string]int64, error) {
-	rows, err := s.db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(statusVars, "','")+"')")
+	names := append(append([]string(nil), statusVars...), flushVars...)
+	rows, err := s.db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +381,7 @@ type measurement struct {
 	serverCPU  time.Duration
 	hasServer  bool
 	status     map[string]int64 // deltas
+	start, end map[string]int64 // the counters at the start and at the end
 	nodes      int64            // load
 	links      int64
 	counts     int64
@@ -303,18 +414,19 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	t0 := time.Now()
 	runErr := cmd.Run()
 	wall := time.Since(t0)
+	if ctx.Err() != nil {
+		// SIGINT or SIGTERM: the status query would fail too.
+		return nil, fmt.Errorf("%s: interrupted", name)
+	}
 	c1, _ := s.cpu()
 	st1, err := s.status(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if runErr != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: interrupted", name)
-		}
 		return nil, fmt.Errorf("%s: %w: %s (all its output is in the log)", name, runErr, lastLines(out.String(), 3))
 	}
-	m := &measurement{wall: wall, serverCPU: c1 - c0, hasServer: hasServer, status: map[string]int64{}}
+	m := &measurement{wall: wall, serverCPU: c1 - c0, hasServer: hasServer, status: map[string]int64{}, start: st0, end: st1}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.user = time.Duration(ru.Utime.Nano())
 		m.sys = time.Duration(ru.Stime.Nano())
@@ -408,18 +520,17 @@ func run(args []string, stdout io.Writer) error {
 		defer restore()
 	}
 
-	common := []string{
-		"maxid1=" + strconv.FormatInt(o.maxid1, 10),
-		"loaders=" + strconv.Itoa(o.loaders),
-		"requesters=" + strconv.Itoa(o.requesters),
-		"maxtime=" + strconv.Itoa(int(o.maxtime/time.Second)),
+	common := append(graphDefs(o),
+		"loaders="+strconv.Itoa(o.loaders),
+		"requesters="+strconv.Itoa(o.requesters),
+		"maxtime="+strconv.Itoa(int(o.maxtime/time.Second)),
 		"requests=1000000000",
-		"dbprefix=" + o.db,
+		"dbprefix="+o.db,
 		"dbcount=1",
-	}
+	)
 	common = append(common, o.defs...)
 	withDefs := func(argv []string, extra ...string) []string {
-		for _, d := range append(common, extra...) {
+		for _, d := range slices.Concat(common, extra) {
 			argv = append(argv, "-D", d)
 		}
 		return argv
@@ -428,42 +539,140 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	names := toolNames(tools)
+	where := "server CPU: not on this host"
+	if s.pid != 0 {
+		where = fmt.Sprintf("server pid %d", s.pid)
+	}
+	fmt.Fprintf(stdout, "paired: engine=%s graph=%s maxid1=%d loaders=%d requesters=%d maxtime=%v pairs=%d settle=%v (%s)\n",
+		o.engine, o.graph, o.maxid1, o.loaders, o.requesters, o.maxtime, o.pairs, o.settle, where)
 
-	results := make([]map[string][2]*measurement, 0, o.pairs) // per pair: tool -> load, request
-	for p := range o.pairs {
-		order := tools
-		if p%2 == 1 && len(tools) == 2 {
-			order = []tool{tools[1], tools[0]}
+	truncate := func() error {
+		for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
+			if _, err := s.db.ExecContext(ctx, "TRUNCATE TABLE "+quoteIdent(o.db+"0")+"."+tbl); err != nil {
+				return err
+			}
 		}
-		res := map[string][2]*measurement{}
+		return nil
+	}
+	// phase settles the server, then runs one tool's phase (-l or -r),
+	// under strace -f -c writing to straceOut when that is not empty.
+	phase := func(label string, t tool, ph, straceOut string) (*measurement, error) {
+		if err := settle(ctx, s, o.settle, stdout, label); err != nil {
+			return nil, err
+		}
+		fl := "-r"
+		if ph == "load" {
+			fl = "-l"
+		}
+		argv := append(t.argv(ph), fl)
+		if straceOut != "" {
+			argv = append([]string{o.strace, "-f", "-c", "-o", straceOut, "--"}, argv...)
+		}
+		fmt.Fprintf(stdout, "%s ...\n", label)
+		fmt.Fprintf(logf, "\n=== %s: %s\n", label, redactArgs(argv, s.cfg.Passwd))
+		return runPhase(ctx, s, label, argv, t.env, logf)
+	}
+
+	if o.loadWith != "" {
+		// Load once, with one tool; the pairs run on what it loaded.
+		var loader tool
+		for _, t := range tools {
+			if t.name == o.loadWith {
+				loader = t
+			}
+		}
+		if err := truncate(); err != nil {
+			return err
+		}
+		load, err := phase(loader.name+" load (once, for every pair)", loader, "load", "")
+		if err != nil {
+			return err
+		}
+		printTable(stdout, "load by "+loader.name, []string{loader.name}, result{loader.name: {load, nil}})
+	}
+
+	results := make([]result, 0, o.pairs)
+	for p := range o.pairs {
+		order := pairOrder(p, tools)
+		res := result{}
 		for _, t := range order {
 			var load *measurement
-			if !o.skipLoad {
-				for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
-					if _, err := s.db.ExecContext(ctx, "TRUNCATE TABLE "+quoteIdent(o.db+"0")+"."+tbl); err != nil {
-						return err
-					}
+			if o.loadEach {
+				if err := truncate(); err != nil {
+					return err
 				}
-				fmt.Fprintf(stdout, "pair %d: %s load ...\n", p+1, t.name)
-				fmt.Fprintf(logf, "\n=== pair %d %s load: %s\n", p+1, t.name, redactArgs(t.argv("load"), s.cfg.Passwd))
-				if load, err = runPhase(ctx, s, t.name+" load", append(t.argv("load"), "-l"), t.env, logf); err != nil {
+				if load, err = phase(fmt.Sprintf("pair %d: %s load", p+1, t.name), t, "load", ""); err != nil {
 					return err
 				}
 			}
-			fmt.Fprintf(stdout, "pair %d: %s request ...\n", p+1, t.name)
-			fmt.Fprintf(logf, "\n=== pair %d %s request: %s\n", p+1, t.name, redactArgs(t.argv("request"), s.cfg.Passwd))
-			req, err := runPhase(ctx, s, t.name+" request", append(t.argv("request"), "-r"), t.env, logf)
+			req, err := phase(fmt.Sprintf("pair %d: %s request", p+1, t.name), t, "request", "")
 			if err != nil {
 				return err
 			}
 			res[t.name] = [2]*measurement{load, req}
 		}
 		results = append(results, res)
-		printPair(stdout, fmt.Sprintf("pair %d", p+1), o, s, res, len(tools) == 2)
+		printTable(stdout, fmt.Sprintf("pair %d (%s)", p+1, joinThen(toolNames(order))), names, res)
 	}
-	if o.pairs > 1 && len(tools) == 2 {
-		printMedians(stdout, results)
+	if o.pairs > 1 {
+		printMedians(stdout, names, results)
 	}
+	if o.syscalls {
+		return syscallPair(ctx, stdout, logPath, tools, phase)
+	}
+	return nil
+}
+
+// pairOrder returns the order of the tools' runs in pair p (from 0): the
+// tools' own order (java, go) in the first pair, reversed in the second,
+// and so on alternately.
+func pairOrder(p int, tools []tool) []tool {
+	if p%2 == 0 || len(tools) < 2 {
+		return tools
+	}
+	r := make([]tool, len(tools))
+	for i, t := range tools {
+		r[len(tools)-1-i] = t
+	}
+	return r
+}
+
+// syscallPair runs the extra pair of -syscalls: each tool's request phase
+// under strace -f -c (its summary kept beside the log, logPath), then the
+// system calls per request of both.
+func syscallPair(ctx context.Context, w io.Writer, logPath string, tools []tool,
+	phase func(label string, t tool, ph, straceOut string) (*measurement, error)) error {
+	base := strings.TrimSuffix(logPath, ".log")
+	var (
+		counts   []map[string]syscallCount
+		requests []int64
+		tps      []float64
+	)
+	fmt.Fprintln(w, "\nsyscalls: an extra pair under strace -f -c, after the measured pairs; strace slows each tool down unequally, so its timings are not measurements and are not compared")
+	for _, t := range tools {
+		out := base + "-" + t.name + ".strace"
+		m, err := phase("syscalls: "+t.name+" request under strace", t, "request", out)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			return err
+		}
+		c, err := parseStrace(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", out, err)
+		}
+		if m.requests == 0 {
+			return fmt.Errorf("syscalls: %s made no requests under strace (its output is in the log)", t.name)
+		}
+		fmt.Fprintf(w, "syscalls: %s's strace summary in %s\n", t.name, out)
+		counts, requests, tps = append(counts, c), append(requests, m.requests), append(tps, m.reportRate)
+	}
+	fmt.Fprintln(w)
+	printSyscalls(w, toolNames(tools), counts, requests, tps)
 	return nil
 }
 
@@ -471,14 +680,14 @@ func run(args []string, stdout io.Writer) error {
 // linkbench-go's (the binary lb), their argument lists built by withDefs.
 // Both connect with the same credentials, -dsn's: its user and address
 // as arguments, its password never on a command line (ps shows those):
-// when the configuration file is given and -dsn has a password, both
-// tools read a private copy of the file with that password appended, so
-// that it wins over a password the file already holds (today's copy, in
-// tmp, readable by this user only); without a file linkbench-go takes it
-// from MYSQL_PWD.
+// when the configuration file is given, both tools read a private copy of
+// the file with -dsn's password appended (empty when -dsn has none), so
+// that it wins over a password the file already holds (the copy, in tmp,
+// readable by this user only); linkbench-go also gets it in MYSQL_PWD,
+// which it reads when the file gives none.
 func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []string, extra ...string) []string) ([]tool, error) {
 	config := o.config
-	if s.cfg.Passwd != "" && o.config != "" {
+	if o.config != "" {
 		var err error
 		if config, err = privateConfig(tmp, o.config, s.cfg.Passwd); err != nil {
 			return nil, err
@@ -499,10 +708,9 @@ func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []strin
 		goBase = append(goBase, "-c", config)
 	}
 	goBase = append(goBase, strings.Fields(o.goArgs)...)
-	var goEnv []string
-	if s.cfg.Passwd != "" {
-		goEnv = append(goEnv, "MYSQL_PWD="+s.cfg.Passwd)
-	}
+	// MYSQL_PWD: -dsn's password, even an empty one (a MYSQL_PWD in
+	// paired's environment would otherwise reach linkbench-go alone).
+	goEnv := []string{"MYSQL_PWD=" + s.cfg.Passwd}
 	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
 		// LinkBench resolves the config's relative paths (workload_file,
 		// data_file) under its home: the directory holding config/.
@@ -592,152 +800,4 @@ func redactArgs(argv []string, pw string) string {
 		out[i] = a
 	}
 	return strings.Join(out, " ")
-}
-
-// row is one line of the side-by-side table.
-type row struct {
-	name string
-	val  func(load, req *measurement) (float64, bool)
-	prec int
-}
-
-func perReq(m *measurement, d time.Duration) (float64, bool) {
-	if m == nil || m.requests == 0 {
-		return 0, false
-	}
-	return float64(d) / 1e3 / float64(m.requests), true
-}
-
-func rows(statusNames []string) []row {
-	r := []row{
-		{"load rows/s", func(l, _ *measurement) (float64, bool) {
-			if l == nil || l.wall == 0 {
-				return 0, false
-			}
-			return float64(l.nodes+l.links+l.counts) / l.wall.Seconds(), true
-		}, 0},
-		{"load links", func(l, _ *measurement) (float64, bool) {
-			if l == nil {
-				return 0, false
-			}
-			return float64(l.links), true
-		}, 0},
-		{"load wall s", func(l, _ *measurement) (float64, bool) {
-			if l == nil {
-				return 0, false
-			}
-			return l.wall.Seconds(), true
-		}, 1},
-		{"load client us/link", func(l, _ *measurement) (float64, bool) {
-			if l == nil || l.links == 0 {
-				return 0, false
-			}
-			return float64(l.user+l.sys) / 1e3 / float64(l.links), true
-		}, 2},
-		{"load server us/row", func(l, _ *measurement) (float64, bool) {
-			if l == nil || !l.hasServer || l.nodes+l.links+l.counts == 0 {
-				return 0, false
-			}
-			return float64(l.serverCPU) / 1e3 / float64(l.nodes+l.links+l.counts), true
-		}, 2},
-		{"load client peak RSS MiB", func(l, _ *measurement) (float64, bool) {
-			if l == nil {
-				return 0, false
-			}
-			return float64(l.maxRSS) / 1024, true
-		}, 0},
-		{"request tps", func(_, q *measurement) (float64, bool) { return q.reportRate, q.requests > 0 }, 0},
-		{"request client us/req", func(_, q *measurement) (float64, bool) { return perReq(q, q.user+q.sys) }, 1},
-		{"  user", func(_, q *measurement) (float64, bool) { return perReq(q, q.user) }, 1},
-		{"  system", func(_, q *measurement) (float64, bool) { return perReq(q, q.sys) }, 1},
-		{"request server us/req", func(_, q *measurement) (float64, bool) {
-			if !q.hasServer {
-				return 0, false
-			}
-			return perReq(q, q.serverCPU)
-		}, 1},
-		{"request client peak RSS MiB", func(_, q *measurement) (float64, bool) { return float64(q.maxRSS) / 1024, true }, 0},
-	}
-	for _, n := range statusNames {
-		r = append(r, row{"stmts/req " + n, func(_, q *measurement) (float64, bool) {
-			if q.requests == 0 {
-				return 0, false
-			}
-			return float64(q.status[n]) / float64(q.requests), true
-		}, 3})
-	}
-	return r
-}
-
-func printPair(w io.Writer, title string, o *options, s *server, res map[string][2]*measurement, both bool) {
-	where := "server CPU: not on this host"
-	if s.pid != 0 {
-		where = fmt.Sprintf("server pid %d", s.pid)
-	}
-	fmt.Fprintf(w, "\n%s: engine=%s maxid1=%d loaders=%d requesters=%d maxtime=%v (%s)\n",
-		title, o.engine, o.maxid1, o.loaders, o.requesters, o.maxtime, where)
-	if both {
-		fmt.Fprintf(w, "%-30s %12s %12s %9s\n", "", "java", "go", "go/java")
-	} else {
-		fmt.Fprintf(w, "%-30s %12s\n", "", "go")
-	}
-	for _, r := range rows(statusVars) {
-		g, gok := r.val(res["go"][0], res["go"][1])
-		if !both {
-			if gok {
-				fmt.Fprintf(w, "%-30s %12s\n", r.name, strconv.FormatFloat(g, 'f', r.prec, 64))
-			}
-			continue
-		}
-		j, jok := r.val(res["java"][0], res["java"][1])
-		if !gok && !jok {
-			continue
-		}
-		cell := func(v float64, ok bool) string {
-			if !ok {
-				return "-"
-			}
-			return strconv.FormatFloat(v, 'f', r.prec, 64)
-		}
-		ratio := "-"
-		if gok && jok && j != 0 {
-			ratio = strconv.FormatFloat(g/j, 'f', 2, 64)
-		}
-		fmt.Fprintf(w, "%-30s %12s %12s %9s\n", r.name, cell(j, jok), cell(g, gok), ratio)
-	}
-}
-
-func printMedians(w io.Writer, results []map[string][2]*measurement) {
-	fmt.Fprintf(w, "\n%-30s %12s %12s %9s\n", fmt.Sprintf("median over %d pairs", len(results)), "java", "go", "go/java")
-	for _, r := range rows(statusVars) {
-		var js, gs, rs []float64
-		for _, res := range results {
-			j, jok := r.val(res["java"][0], res["java"][1])
-			g, gok := r.val(res["go"][0], res["go"][1])
-			if jok && gok {
-				js, gs = append(js, j), append(gs, g)
-				if j != 0 {
-					rs = append(rs, g/j)
-				}
-			}
-		}
-		if len(js) == 0 {
-			continue
-		}
-		ratio := "-"
-		if len(rs) > 0 {
-			ratio = strconv.FormatFloat(median(rs), 'f', 2, 64)
-		}
-		fmt.Fprintf(w, "%-30s %12s %12s %9s\n", r.name, strconv.FormatFloat(median(js), 'f', r.prec, 64),
-			strconv.FormatFloat(median(gs), 'f', r.prec, 64), ratio)
-	}
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

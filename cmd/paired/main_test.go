@@ -18,7 +18,7 @@ import (
 func TestRowsWithoutLoad(t *testing.T) {
 	q := &measurement{requests: 100, reportRate: 50, user: 1e6, sys: 1e6}
 	for _, r := range rows(statusVars) {
-		v, ok := r.val(nil, q)
+		v, ok := r.value(nil, q)
 		switch {
 		case len(r.name) >= 4 && r.name[:4] == "load":
 			if ok {
@@ -151,5 +151,53 @@ func TestPairToolsSameCredentials(t *testing.T) {
 	}
 	if !slices.Contains(java, "user=dsnuser") || !slices.Contains(goArgv, "dsnuser@tcp(127.0.0.1:3306)/") {
 		t.Errorf("both tools must connect as -dsn's user: java %q, go %q", java, goArgv)
+	}
+}
+
+// TestPairToolsNoPassword: a -dsn without a password and a configuration
+// file holding one (Java's shipped file has password=MySQLpass): both
+// tools read a private copy whose last password is empty, and
+// linkbench-go's MYSQL_PWD is emptied too. Before, both read the file's
+// password and were refused by a server whose account has none.
+func TestPairToolsNoPassword(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "LinkConfigMysql.properties")
+	if err := os.WriteFile(config, []byte("user=MySQLuser\npassword=MySQLpass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysql.ParseDSN("root@tcp(127.0.0.1:3306)/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cfg: cfg, host: "127.0.0.1", port: "3306"}
+	o := &options{java: filepath.Join(dir, "linkbench-java"), config: config, engine: "innodb"}
+	tools, err := pairTools(o, s, t.TempDir(), "/bin/linkbench-go", func(argv []string, _ ...string) []string { return argv })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		argv := tl.argv("request")
+		c := argv[slices.Index(argv, "-c")+1]
+		f, err := os.Open(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props, err := properties.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := "unset"
+		for _, p := range props {
+			if p.Key == "password" {
+				last = p.Value
+			}
+		}
+		if last != "" {
+			t.Errorf("%s: the configuration gives password %q, want -dsn's (none)", tl.name, last)
+		}
+	}
+	if goEnv := tools[1].env; !slices.Contains(goEnv, "MYSQL_PWD=") {
+		t.Errorf("linkbench-go's environment %q: want MYSQL_PWD emptied", goEnv)
 	}
 }
