@@ -109,6 +109,12 @@ import (
 var statusVars = []string{"Com_begin", "Com_commit", "Com_rollback", "Com_stmt_execute", "Com_stmt_prepare",
 	"Com_select", "Com_insert", "Com_update", "Com_delete", "Questions"}
 
+// workVars are the server's counters of the work behind the statements,
+// reported per request: the bytes each way (a client's extra protocol
+// packets show here) and the handler calls and rows the engines did.
+var workVars = []string{"Bytes_received", "Bytes_sent", "Handler_commit", "Handler_read_key", "Handler_read_next",
+	"Handler_write", "Handler_update", "Handler_delete", "Innodb_rows_read", "Created_tmp_tables", "Select_scan"}
+
 // clkTck is the kernel's USER_HZ, the unit of /proc/PID/stat's CPU times
 // (100 on every Linux ABI Go supports).
 const clkTck = 100
@@ -132,6 +138,8 @@ type options struct {
 	loaders, requesters, pairs               int
 	maxtime, settle                          time.Duration
 	skipLoad, loadEach, syscalls             bool
+	generator                                bool   // -generator: the workload generators alone, no server
+	dummy                                    string // Java's store class with -generator
 	loadWith                                 string // the loading tool's name ("" with -skip-load or -load-each)
 	strace                                   string // strace's path, with -syscalls
 	defs                                     defs
@@ -171,6 +179,8 @@ func parse(args []string) (*options, error) {
 	fs.BoolVar(&o.skipLoad, "skip-load", false, "run the request phases on the tables as they are (no truncation, no load)")
 	fs.DurationVar(&o.settle, "settle", 120*time.Second, "wait at most this `long` before each phase until the server stops flushing (0: no wait)")
 	fs.BoolVar(&o.syscalls, "syscalls", false, "after the measured pairs, one extra pair under strace -f -c: system calls per request (its timings are not measurements)")
+	fs.BoolVar(&o.generator, "generator", false, "measure the workload generators alone, no server: Java with its dummy store (-java-dummy), linkbench-go with -store discard; -dsn is not needed")
+	fs.StringVar(&o.dummy, "java-dummy", "com.facebook.LinkBench.DummyLinkStore", "with -generator: the `class` Java LinkBench uses as its link and node store")
 	fs.Var(&o.defs, "D", "extra configuration `key=value` for both tools (repeatable)")
 	fs.StringVar(&o.goArgs, "go-args", "", "extra `flags` for linkbench-go only, space-separated (e.g. -gomaxprocs 2)")
 	if err := fs.Parse(args); err != nil {
@@ -181,8 +191,10 @@ func parse(args []string) (*options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageErr{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
-	case o.dsn == "":
-		return nil, usageErr{errors.New("-dsn is required")}
+	case o.dsn == "" && !o.generator:
+		return nil, usageErr{errors.New("-dsn is required (or -generator, which needs no server)")}
+	case o.generator && (o.dsn != "" || o.loadEach || o.skipLoad || set["load-with"] || set["engine"] || set["settle"]):
+		return nil, usageErr{errors.New("-generator: no -dsn, -engine, -settle, -load-with, -load-each or -skip-load (it loads nothing and uses no server)")}
 	case o.engine != "innodb" && o.engine != "rocksdb":
 		return nil, usageErr{fmt.Errorf("-engine %q: want innodb or rocksdb", o.engine)}
 	case o.graph != graphReal && o.graph != graphSmall:
@@ -203,6 +215,9 @@ func parse(args []string) (*options, error) {
 		return nil, usageErr{errors.New("-skip-load and -load-each: give one at most")}
 	case set["load-with"] && (o.skipLoad || o.loadEach):
 		return nil, usageErr{errors.New("-load-with: not with -skip-load or -load-each (which load nothing, or with each tool)")}
+	}
+	if o.generator {
+		o.skipLoad, o.settle = true, 0
 	}
 	if !o.skipLoad && !o.loadEach {
 		o.loadWith = *loadWith
@@ -351,12 +366,13 @@ func (s *server) cpu() (time.Duration, bool) {
 	return time.Duration(u+st) * time.Second / clkTck, true
 }
 
-// status reads the server's statement counters (statusVars) and its
-// counters of background writing (flushVars); a counter the server does
-// not have (ROCKSDB's without the engine) is missing from the map.
+// status reads the server's global status counters (SHOW GLOBAL STATUS):
+// the statement counters (statusVars and every other Com_*), the counters
+// of background writing (flushVars) and of the work per statement
+// (workVars); a counter the server does not have (ROCKSDB's without the
+// engine) is missing from the map, and so are the non-numeric ones.
 func (s *server) status(ctx context.Context) (map[string]int64, error) {
-	names := append(append([]string(nil), statusVars...), flushVars...)
-	rows, err := s.db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
+	rows, err := s.db.QueryContext(ctx, "SHOW GLOBAL STATUS")
 	if err != nil {
 		return nil, err
 	}
@@ -367,10 +383,48 @@ func (s *server) status(ctx context.Context) (map[string]int64, error) {
 		if err := rows.Scan(&k, &v); err != nil {
 			return nil, err
 		}
-		n, _ := strconv.ParseInt(v, 10, 64)
-		m[k] = n
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			m[k] = n
+		}
 	}
 	return m, rows.Err()
+}
+
+// ctxSwitches returns the context switches (voluntary + involuntary) of
+// the server's threads so far, summed over /proc/PID/task/*/status; a
+// thread that exited takes its count with it. ok is false when the server
+// is not on this host.
+func (s *server) ctxSwitches() (int64, bool) {
+	if s.pid == 0 {
+		return 0, false
+	}
+	dirs, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", s.pid))
+	if err != nil {
+		return 0, false
+	}
+	var sum int64
+	for _, d := range dirs {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", s.pid, d.Name()))
+		if err != nil {
+			continue // the thread exited
+		}
+		sum += ctxSwitchesOf(string(b))
+	}
+	return sum, true
+}
+
+// ctxSwitchesOf sums the voluntary_ctxt_switches and
+// nonvoluntary_ctxt_switches lines of a /proc status file.
+func ctxSwitchesOf(status string) int64 {
+	var sum int64
+	for _, l := range strings.Split(status, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok && (k == "voluntary_ctxt_switches" || k == "nonvoluntary_ctxt_switches") {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			sum += n
+		}
+	}
+	return sum
 }
 
 // measurement is one phase of one tool.
@@ -379,6 +433,7 @@ type measurement struct {
 	user, sys  time.Duration
 	maxRSS     int64 // KiB
 	serverCPU  time.Duration
+	serverCS   int64 // the server threads' context switches
 	hasServer  bool
 	status     map[string]int64 // deltas
 	start, end map[string]int64 // the counters at the start and at the end
@@ -396,11 +451,20 @@ var (
 
 // runPhase runs one tool's phase as a child process and measures it.
 func runPhase(ctx context.Context, s *server, name string, argv []string, env []string, logw io.Writer) (*measurement, error) {
-	st0, err := s.status(ctx)
-	if err != nil {
-		return nil, err
+	var (
+		st0, st1  map[string]int64
+		c0, c1    time.Duration
+		x0, x1    int64
+		hasServer bool
+		err       error
+	)
+	if s != nil {
+		if st0, err = s.status(ctx); err != nil {
+			return nil, err
+		}
+		c0, hasServer = s.cpu()
+		x0, _ = s.ctxSwitches()
 	}
-	c0, hasServer := s.cpu()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	// Its own process group, stopped whole on cancellation (SIGINT or
@@ -418,15 +482,17 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 		// SIGINT or SIGTERM: the status query would fail too.
 		return nil, fmt.Errorf("%s: interrupted", name)
 	}
-	c1, _ := s.cpu()
-	st1, err := s.status(ctx)
-	if err != nil {
-		return nil, err
+	if s != nil {
+		c1, _ = s.cpu()
+		x1, _ = s.ctxSwitches()
+		if st1, err = s.status(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if runErr != nil {
 		return nil, fmt.Errorf("%s: %w: %s (all its output is in the log)", name, runErr, lastLines(out.String(), 3))
 	}
-	m := &measurement{wall: wall, serverCPU: c1 - c0, hasServer: hasServer, status: map[string]int64{}, start: st0, end: st1}
+	m := &measurement{wall: wall, serverCPU: c1 - c0, serverCS: x1 - x0, hasServer: hasServer, status: map[string]int64{}, start: st0, end: st1}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.user = time.Duration(ru.Utime.Nano())
 		m.sys = time.Duration(ru.Stime.Nano())
@@ -474,11 +540,13 @@ func run(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := openServer(ctx, o.dsn)
-	if err != nil {
-		return err
+	var s *server // nil with -generator
+	if !o.generator {
+		if s, err = openServer(ctx, o.dsn); err != nil {
+			return err
+		}
+		defer s.db.Close()
 	}
-	defer s.db.Close()
 
 	tmp, err := os.MkdirTemp("", "paired-")
 	if err != nil {
@@ -502,16 +570,18 @@ func run(args []string, stdout io.Writer) error {
 	logPath := logf.Name()
 	fmt.Fprintf(stdout, "paired: tool output in %s\n", logPath)
 
-	// The tables, once, for both tools.
-	st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: o.dsn, DBPrefix: o.db, Engine: engineOf(o.engine)})
-	if err != nil {
-		return err
+	if s != nil {
+		// The tables, once, for both tools.
+		st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: o.dsn, DBPrefix: o.db, Engine: engineOf(o.engine)})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if err := st.CreateSchema(ctx, "", mysqlstore.SchemaOptions{IfNotExists: true}); err != nil {
+			return err
+		}
 	}
-	defer st.Close()
-	if err := st.CreateSchema(ctx, "", mysqlstore.SchemaOptions{IfNotExists: true}); err != nil {
-		return err
-	}
-	if o.engine == "rocksdb" {
+	if s != nil && o.engine == "rocksdb" {
 		restore, old, err := readCommitted(ctx, s)
 		if err != nil {
 			return err
@@ -535,13 +605,18 @@ func run(args []string, stdout io.Writer) error {
 		}
 		return argv
 	}
-	tools, err := pairTools(o, s, tmp, lb, withDefs)
-	if err != nil {
+	var tools []tool
+	if s == nil {
+		tools = generatorTools(o, lb, withDefs)
+	} else if tools, err = pairTools(o, s, tmp, lb, withDefs); err != nil {
 		return err
 	}
 	names := toolNames(tools)
 	where := "server CPU: not on this host"
-	if s.pid != 0 {
+	switch {
+	case s == nil:
+		where = "the generators alone: Java's " + o.dummy + ", linkbench-go's discard store"
+	case s.pid != 0:
 		where = fmt.Sprintf("server pid %d", s.pid)
 	}
 	fmt.Fprintf(stdout, "paired: engine=%s graph=%s maxid1=%d loaders=%d requesters=%d maxtime=%v pairs=%d settle=%v (%s)\n",
@@ -570,8 +645,22 @@ func run(args []string, stdout io.Writer) error {
 			argv = append([]string{o.strace, "-f", "-c", "-o", straceOut, "--"}, argv...)
 		}
 		fmt.Fprintf(stdout, "%s ...\n", label)
-		fmt.Fprintf(logf, "\n=== %s: %s\n", label, redactArgs(argv, s.cfg.Passwd))
-		return runPhase(ctx, s, label, argv, t.env, logf)
+		pw := ""
+		if s != nil {
+			pw = s.cfg.Passwd
+		}
+		fmt.Fprintf(logf, "\n=== %s: %s\n", label, redactArgs(argv, pw))
+		m, err := runPhase(ctx, s, label, argv, t.env, logf)
+		if err == nil && ph == "load" && o.engine == "rocksdb" {
+			// What the load left in ROCKSDB's memtables is flushed now,
+			// and waited for by the next settle, not during a measured
+			// request phase.
+			if _, err := s.db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now=1"); err != nil {
+				return nil, fmt.Errorf("%s: flushing ROCKSDB's memtables after the load: %w", label, err)
+			}
+			fmt.Fprintf(stdout, "%s: ROCKSDB's memtables flushed (rocksdb_force_flush_memtable_now)\n", label)
+		}
+		return m, err
 	}
 
 	if o.loadWith != "" {
@@ -720,6 +809,32 @@ func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []strin
 		return withDefs(append([]string(nil), goBase...), "engine="+o.engine)
 	}})
 	return tools, nil
+}
+
+// generatorTools returns the tools of -generator: Java LinkBench with
+// o.dummy as its link and node store (when -java is given) and
+// linkbench-go with its discard store, both with the configuration file
+// when one is given; no server is involved.
+func generatorTools(o *options, lb string, withDefs func(argv []string, extra ...string) []string) []tool {
+	var tools []tool
+	if o.java != "" {
+		tools = append(tools, tool{name: "java", argv: func(string) []string {
+			return withDefs([]string{o.java, "-c", o.config}, "linkstore="+o.dummy, "nodestore="+o.dummy)
+		}})
+	}
+	goBase := []string{lb, "-store", "discard"}
+	if o.config != "" {
+		goBase = append(goBase, "-c", o.config)
+	}
+	goBase = append(goBase, strings.Fields(o.goArgs)...)
+	var goEnv []string
+	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
+		goEnv = append(goEnv, "LINKBENCH_HOME="+filepath.Dir(filepath.Dir(absPath(o.config))))
+	}
+	tools = append(tools, tool{name: "go", env: goEnv, argv: func(string) []string {
+		return withDefs(append([]string(nil), goBase...))
+	}})
+	return tools
 }
 
 // privateConfig writes a copy of the configuration file config with the

@@ -17,7 +17,7 @@ import (
 // instead of dereferencing the missing load measurement.
 func TestRowsWithoutLoad(t *testing.T) {
 	q := &measurement{requests: 100, reportRate: 50, user: 1e6, sys: 1e6}
-	for _, r := range rows(statusVars) {
+	for _, r := range rows(statusNames(nil)) {
 		v, ok := r.value(nil, q)
 		switch {
 		case len(r.name) >= 4 && r.name[:4] == "load":

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +303,96 @@ func TestQuiet(t *testing.T) {
 	}
 	if sampleOf(0, map[string]int64{}).rocks {
 		t.Error("ROCKSDB's counters seen on a server without them")
+	}
+}
+
+func TestCtxSwitchesOf(t *testing.T) {
+	status := "Name:\tmariadbd\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t7\n"
+	if got := ctxSwitchesOf(status); got != 127 {
+		t.Fatalf("ctxSwitchesOf = %d, want 127", got)
+	}
+	if got := ctxSwitchesOf("Name:\tx\n"); got != 0 {
+		t.Fatalf("ctxSwitchesOf without the lines = %d, want 0", got)
+	}
+}
+
+// TestStatusNamesExtraCom: a statement counter only one tool moves (a
+// client's extra statements) gets a row; one that did not move does not.
+func TestStatusNamesExtraCom(t *testing.T) {
+	java := &measurement{requests: 100, status: map[string]int64{"Com_stmt_execute": 100, "Com_set_option": 16, "Com_show_status": 0}}
+	goM := &measurement{requests: 100, status: map[string]int64{"Com_stmt_execute": 100, "Com_stmt_close": 2}}
+	got := statusNames([]result{{"java": {nil, java}, "go": {nil, goM}}})
+	want := append(append([]string(nil), statusVars...), "Com_set_option", "Com_stmt_close")
+	if !slices.Equal(got, want) {
+		t.Fatalf("statusNames = %v, want %v", got, want)
+	}
+}
+
+// TestStatementRowsWithoutServer: with no server (-generator) the
+// statement rows have no value, instead of zeros.
+func TestStatementRowsWithoutServer(t *testing.T) {
+	m := &measurement{requests: 1000, user: time.Millisecond, reportRate: 100}
+	for _, r := range rows(statusNames(nil)) {
+		if !strings.HasPrefix(r.name, "stmts/req") && !strings.HasPrefix(r.name, "server ") {
+			continue
+		}
+		if v, ok := r.value(nil, m); ok {
+			t.Errorf("row %q = %v without a server, want no value", r.name, v)
+		}
+	}
+}
+
+func TestGeneratorFlags(t *testing.T) {
+	dir := t.TempDir()
+	java := filepath.Join(dir, "linkbench-java")
+	if err := os.WriteFile(java, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config", "LinkConfigMysql.properties")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("maxid1=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse([]string{"-generator", "-java", java, "-requesters", "2"})
+	if err != nil {
+		t.Fatalf("-generator without -dsn: %v", err)
+	}
+	if !o.skipLoad || o.loadWith != "" || o.settle != 0 {
+		t.Fatalf("-generator: skipLoad %v loadWith %q settle %v, want true, \"\", 0", o.skipLoad, o.loadWith, o.settle)
+	}
+	tools := generatorTools(o, "/bin/lb", func(argv []string, extra ...string) []string {
+		for _, d := range extra {
+			argv = append(argv, "-D", d)
+		}
+		return argv
+	})
+	if len(tools) != 2 || tools[0].name != "java" || tools[1].name != "go" {
+		t.Fatalf("tools = %v", toolNames(tools))
+	}
+	j := strings.Join(tools[0].argv("request"), " ")
+	for _, want := range []string{"-c " + cfg, "linkstore=com.facebook.LinkBench.DummyLinkStore", "nodestore=com.facebook.LinkBench.DummyLinkStore"} {
+		if !strings.Contains(j, want) {
+			t.Errorf("java argv %q lacks %q", j, want)
+		}
+	}
+	if g := strings.Join(tools[1].argv("request"), " "); !strings.Contains(g, "-store discard -c "+cfg) {
+		t.Errorf("go argv %q: want -store discard with the configuration file", g)
+	}
+	for _, args := range [][]string{
+		{"-generator", "-dsn", "root@tcp(127.0.0.1:3306)/"},
+		{"-generator", "-engine", "rocksdb"},
+		{"-generator", "-load-each"},
+		{"-generator", "-settle", "5s"},
+	} {
+		_, err := parse(args)
+		var ue usageErr
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-generator") {
+			t.Errorf("parse(%q) = %v, want a usage error naming -generator", args, err)
+		}
+	}
+	if _, err := parse(nil); err == nil || !strings.Contains(err.Error(), "-dsn is required") {
+		t.Errorf("no -dsn, no -generator: %v, want -dsn is required", err)
 	}
 }

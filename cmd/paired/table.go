@@ -78,9 +78,9 @@ func rows(statusNames []string) []row {
 		}},
 		{name: "load client peak RSS MiB", load: true, val: func(l *measurement) (float64, bool) { return float64(l.maxRSS) / 1024, true }},
 		{name: "request tps", val: func(q *measurement) (float64, bool) { return q.reportRate, q.requests > 0 }},
-		{name: "request client us/req", prec: 1, val: func(q *measurement) (float64, bool) { return perReq(q, q.user+q.sys) }},
-		{name: "  user", prec: 1, val: func(q *measurement) (float64, bool) { return perReq(q, q.user) }},
-		{name: "  system", prec: 1, val: func(q *measurement) (float64, bool) { return perReq(q, q.sys) }},
+		{name: "request client us/req", prec: 2, val: func(q *measurement) (float64, bool) { return perReq(q, q.user+q.sys) }},
+		{name: "  user", prec: 2, val: func(q *measurement) (float64, bool) { return perReq(q, q.user) }},
+		{name: "  system", prec: 2, val: func(q *measurement) (float64, bool) { return perReq(q, q.sys) }},
 		{name: "request server us/req", prec: 1, val: func(q *measurement) (float64, bool) {
 			if !q.hasServer {
 				return 0, false
@@ -91,12 +91,28 @@ func rows(statusNames []string) []row {
 	}
 	for _, n := range statusNames {
 		r = append(r, row{name: "stmts/req " + n, prec: 3, val: func(q *measurement) (float64, bool) {
-			if q.requests == 0 {
+			v, ok := q.status[n]
+			if !ok || q.requests == 0 {
 				return 0, false
 			}
-			return float64(q.status[n]) / float64(q.requests), true
+			return float64(v) / float64(q.requests), true
 		}})
 	}
+	for _, n := range workVars {
+		r = append(r, row{name: "server " + n + "/req", prec: 2, val: func(q *measurement) (float64, bool) {
+			v, ok := q.status[n]
+			if !ok || q.requests == 0 {
+				return 0, false
+			}
+			return float64(v) / float64(q.requests), true
+		}})
+	}
+	r = append(r, row{name: "server context switches/req", prec: 2, val: func(q *measurement) (float64, bool) {
+		if !q.hasServer || q.requests == 0 {
+			return 0, false
+		}
+		return float64(q.serverCS) / float64(q.requests), true
+	}})
 	// The server's background writing during the run: a run disturbed
 	// by the flushing of an earlier phase shows it here.
 	return append(r,
@@ -151,7 +167,7 @@ func printTable(w io.Writer, title string, names []string, res result) {
 		fmt.Fprintf(w, " %9s", "go/java")
 	}
 	fmt.Fprintln(w)
-	for _, r := range rows(statusVars) {
+	for _, r := range rows(statusNames([]result{res})) {
 		vals := make([]string, len(names))
 		var got []float64
 		seen := false
@@ -193,7 +209,7 @@ func printMedians(w io.Writer, names []string, results []result) {
 	} else {
 		fmt.Fprintf(w, "\n%-30s %12s  %s\n", title, names[0], "(min-max)")
 	}
-	for _, r := range rows(statusVars) {
+	for _, r := range rows(statusNames(results)) {
 		per := make([][]float64, len(names))
 		var ratios []float64
 		for _, res := range results {
@@ -258,6 +274,32 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// statusNames returns the statement counters to report: statusVars, then
+// every other Com_* counter that changed in a request phase of results
+// (a statement one tool sends and the other does not), sorted.
+func statusNames(results []result) []string {
+	seen := map[string]bool{}
+	for _, n := range statusVars {
+		seen[n] = true
+	}
+	var extra []string
+	for _, res := range results {
+		for _, lr := range res {
+			if lr[1] == nil {
+				continue
+			}
+			for k, v := range lr[1].status {
+				if strings.HasPrefix(k, "Com_") && v != 0 && !seen[k] {
+					seen[k] = true
+					extra = append(extra, k)
+				}
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append(append([]string(nil), statusVars...), extra...)
 }
 
 // toolNames returns the tools' names in their order.
