@@ -72,7 +72,7 @@ func TestRealDataGolden(t *testing.T) {
 				// sums cancel: expected_val adds differences of percents close
 				// to 100 (each accurate to ~1e-16 absolute) times values up to
 				// 1e5, so the two agree to ~1e-11 relative, not to the ulp.
-				if a := d.sec[s].layers[len(d.sec[s].layers)-1].cum; math.Abs(a-w.expected[i]) > 1e-9*w.expected[i] {
+				if a := d.sec[s].layerRuns()[len(d.sec[s].layerRuns())-1].cum; math.Abs(a-w.expected[i]) > 1e-9*w.expected[i] {
 					t.Errorf("%s: layer area of %s = %v, want expected_val %v", name, s, a, w.expected[i])
 				}
 			}
