@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -245,5 +246,46 @@ func TestPagedHistRecordAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { p.record(1_000_001) })
 	if allocs != 0 {
 		t.Errorf("%v allocations per record into an allocated page", allocs)
+	}
+}
+
+// bytesPerRun returns the bytes f allocates per call, on average over n
+// calls.
+func bytesPerRun(n int, f func()) float64 {
+	var a, b runtime.MemStats
+	f() // warm up
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&b)
+	return float64(b.TotalAlloc-a.TotalAlloc) / float64(n)
+}
+
+// An interval's p99, taken every second for the progress lines and the
+// result files, reads the populated buckets only: Histogram.Distribution
+// made a bar of every bucket up to the largest value (tens of KB per op
+// per second).
+func TestIntervalQuantileAllocatesLittle(t *testing.T) {
+	c, err := NewCollector(Options{Stripes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.NewRecorder()
+	for i := range 1000 {
+		r.Record(GetNode, Success, time.Duration(200_000+i*100))
+	}
+	r.Flush()
+	iv := c.Interval()
+	o, ok := iv.Op(GetNode)
+	if !ok {
+		t.Fatal("no GET_NODE in the interval")
+	}
+	got := bytesPerRun(100, func() { _, _ = o.Quantile(0.99) })
+	dist := bytesPerRun(100, func() { _ = o.Hist.Distribution() })
+	t.Logf("Quantile: %.0f bytes per call; Distribution: %.0f", got, dist)
+	if got > 16<<10 {
+		t.Errorf("IntervalOp.Quantile allocates %.0f bytes per call, want <= 16 KiB (Distribution: %.0f)", got, dist)
 	}
 }

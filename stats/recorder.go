@@ -60,10 +60,14 @@ const (
 
 // Options configures a Collector's histograms. The zero value gives the
 // defaults. Every histogram tracks values from 1 unit up to HighestUs
-// microseconds with SigFigs significant decimal digits; one histogram takes
-// about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes where b is the number
-// of power-of-two buckets needed to reach the highest value in units: 264
-// KiB with the defaults (HistogramBytes).
+// microseconds with SigFigs significant decimal digits; a dense histogram
+// of that range takes about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes
+// where b is the number of power-of-two buckets needed to reach the
+// highest value in units: 264 KiB with the defaults (HistogramBytes). A
+// Collector's own histograms allocate those buckets as values fall in
+// them, so that they take what the values recorded need: a third or less
+// of that for latencies spanning three decades, a few pages for row
+// counts.
 type Options struct {
 	// HighestUs is the highest trackable latency, in microseconds (for the
 	// size ops, the highest row count is HighestUs·1000); larger values
@@ -121,11 +125,13 @@ func (o Options) normalize() (Options, error) {
 // highest returns the highest trackable value in histogram units.
 func (o Options) highest() int64 { return o.HighestUs * int64(time.Microsecond/o.Unit) }
 
-// HistogramBytes returns the memory, in bytes, of one histogram with these
-// options (after defaults; 0 when the options are invalid). A Collector
-// holds up to five per operation and stripe (latency, error latency,
-// service time, and the interval's latency and errors), each created on
-// first use.
+// HistogramBytes returns the memory, in bytes, of one dense histogram
+// with these options (after defaults; 0 when the options are invalid), as
+// Interval's are (at IntervalSigFigs): the most one of a Collector's own
+// histograms takes. A Collector holds up to five per
+// operation and stripe (latency, error latency, service time, and the
+// interval's latency and errors), each created on first use and grown a
+// power-of-two bucket at a time.
 func (o Options) HistogramBytes() int {
 	o, err := o.normalize()
 	if err != nil {
