@@ -62,7 +62,7 @@ func (d *RealData) Distribution(s Section, min, max int64) (*Real, error) {
 			return nil, err
 		}
 	}
-	rd := &Real{min: min, max: max, n: max - min, points: pts, layers: ls.layers}
+	rd := &Real{min: min, max: max, n: max - min, points: pts, layers: ls.layerRuns()}
 	if len(rd.layers) == 0 {
 		// Every id has value 0: there is no layer to sample (LinkBench
 		// fails). Sample every id with equal probability instead.

@@ -7,8 +7,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Section names one empirical distribution of LinkBench's Distribution.dat
@@ -86,7 +88,12 @@ type section struct {
 	pcts     []float64 // the percents as read
 	expected float64   // expected_val of §7.6
 	guide    []int32   // lookup acceleration for lowerBound, see buildGuide
-	layers   []layer   // the layer form of ccdf/cs, see buildLayers
+	// layers is the layer form of ccdf/cs (buildLayers), built on first
+	// use (layerRuns): only a section sampled as an access distribution
+	// needs it, and the largest, nlinks (23616 points in LinkBench's
+	// file, 24 bytes each), seldom is.
+	layers     []layer
+	layersOnce sync.Once
 }
 
 // layer is a run of consecutive access layers k in (prevValue, value] that
@@ -324,7 +331,17 @@ func (s *section) derive() {
 	}
 	s.expected = e
 	s.buildGuide()
-	s.buildLayers()
+	// The points were appended as read: keep them without the spare
+	// capacity (up to a quarter more) for the rest of the run.
+	s.values = slices.Clone(s.values)
+	s.pcts = slices.Clone(s.pcts)
+}
+
+// layerRuns returns the section's layers, building them on first use
+// (safe for concurrent use).
+func (s *section) layerRuns() []layer {
+	s.layersOnce.Do(s.buildLayers)
+	return s.layers
 }
 
 // guideBuckets is the number of equal-width buckets of the guide table
@@ -406,6 +423,7 @@ func (s *section) buildLayers() {
 		cum += m
 		s.layers = append(s.layers, layer{c: c, mass: m, cum: cum})
 	}
+	s.layers = slices.Clone(s.layers) // without append's spare capacity
 }
 
 // Path returns the file LoadRealData read, or "" for ParseRealData.

@@ -72,7 +72,7 @@ func TestRealDataGolden(t *testing.T) {
 				// sums cancel: expected_val adds differences of percents close
 				// to 100 (each accurate to ~1e-16 absolute) times values up to
 				// 1e5, so the two agree to ~1e-11 relative, not to the ulp.
-				if a := d.sec[s].layers[len(d.sec[s].layers)-1].cum; math.Abs(a-w.expected[i]) > 1e-9*w.expected[i] {
+				if a := d.sec[s].layerRuns()[len(d.sec[s].layerRuns())-1].cum; math.Abs(a-w.expected[i]) > 1e-9*w.expected[i] {
 					t.Errorf("%s: layer area of %s = %v, want expected_val %v", name, s, a, w.expected[i])
 				}
 			}
@@ -253,4 +253,35 @@ func FuzzParseRealData(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A section's layers, the form an access distribution samples, are built
+// only for the sections sampled that way: LinkBench's nlinks section
+// (23616 points) serves the out-degree, which reads its points only.
+func TestRealDataLayersOnFirstUse(t *testing.T) {
+	d, err := LoadRealData(testref.File(t, "Distribution.dat")) // not loadRef's: other tests build its layers
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl := d.sec[SectionNLinks]
+	if nl.layers != nil {
+		t.Fatal("nlinks has layers after parsing")
+	}
+	od, err := d.OutDegree(1, 200_001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = od.NLinks(12345)
+	if nl.layers != nil {
+		t.Error("the nlinks out-degree built the nlinks layers")
+	}
+	if cap(nl.values) > len(nl.values)+len(nl.values)/16 {
+		t.Errorf("nlinks values: capacity %d for %d points", cap(nl.values), len(nl.values))
+	}
+	if _, err := d.Distribution(SectionLinkNReads, 1, 200_001); err != nil {
+		t.Fatal(err)
+	}
+	if d.sec[SectionLinkNReads].layers == nil {
+		t.Error("link_nreads has no layers after its Distribution was made")
+	}
 }

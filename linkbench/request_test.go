@@ -785,3 +785,50 @@ func TestProgressLinesUnlimited(t *testing.T) {
 		}
 	})
 }
+
+// longListStore returns a full page of store.DefaultLimit links, each with
+// a 100-byte payload, for every 10th GET_LINKS_LIST (3 links otherwise),
+// and notes the largest capacity of the buffer a call is handed after a
+// full page was returned.
+type longListStore struct {
+	store.Store
+	lists, fullPages int
+	maxCapAfterFull  int
+}
+
+func (s *longListStore) GetLinkList(ctx context.Context, r store.LinkRange, dst []store.Link) ([]store.Link, error) {
+	if s.fullPages > 0 {
+		s.maxCapAfterFull = max(s.maxCapAfterFull, cap(dst))
+	}
+	s.lists++
+	n := 3
+	if s.lists%10 == 0 {
+		n = store.DefaultLimit
+		s.fullPages++
+	}
+	for i := range n {
+		dst = append(dst, store.Link{ID1: r.ID1, LinkType: r.LinkType, ID2: int64(i), Time: int64(n - i), Data: make([]byte, 100)})
+	}
+	return dst, nil
+}
+
+// TestRequesterLetsGoOfLongLists: a requester does not keep the buffers of
+// the longest list it read for the rest of the phase (16 requesters kept
+// tens of MB that way against MariaDB): after a full page of 10000 links,
+// the next list is read into a buffer of at most keptLinks links.
+func TestRequesterLetsGoOfLongLists(t *testing.T) {
+	cfg := smallConfig(10_001)
+	cfg.Requesters = 1
+	cfg.Requests = 3000
+	ls := &longListStore{Store: discard.New()}
+	if _, err := Request(context.Background(), cfg, ls); err != nil {
+		t.Fatal(err)
+	}
+	if ls.fullPages < 2 {
+		t.Fatalf("%d full pages in %d lists: the test needs more", ls.fullPages, ls.lists)
+	}
+	if ls.maxCapAfterFull > keptLinks {
+		t.Errorf("after a full page of %d links, a list was read into a buffer of capacity %d, want <= %d",
+			store.DefaultLimit, ls.maxCapAfterFull, keptLinks)
+	}
+}

@@ -60,13 +60,11 @@ func (o OpReport) javaBucketLine(b *strings.Builder) bool {
 	var counts [javaBuckets]int64
 	f := float64(o.unit) / float64(time.Microsecond)
 	var total int64
-	for _, bar := range o.lat.Distribution() {
-		if bar.Count == 0 {
-			continue
-		}
-		counts[javaBucket(int64(float64(bar.To)*f))] += bar.Count
-		total += bar.Count
-	}
+	o.lat.buckets(func(_, hi, n int64) bool {
+		counts[javaBucket(int64(float64(hi)*f))] += n
+		total += n
+		return true
+	})
 	fmt.Fprintf(b, "%v count = %d", o.Op, total)
 	for _, p := range [...]float64{25, 50, 75, 95, 99} {
 		rank := int64(p / 100 * float64(total))

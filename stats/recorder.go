@@ -60,10 +60,14 @@ const (
 
 // Options configures a Collector's histograms. The zero value gives the
 // defaults. Every histogram tracks values from 1 unit up to HighestUs
-// microseconds with SigFigs significant decimal digits; one histogram takes
-// about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes where b is the number
-// of power-of-two buckets needed to reach the highest value in units: 264
-// KiB with the defaults (HistogramBytes).
+// microseconds with SigFigs significant decimal digits; a dense histogram
+// of that range takes about 8·(b+1)·2^(ceil(log2(2·10^SigFigs))-1) bytes
+// where b is the number of power-of-two buckets needed to reach the
+// highest value in units: 264 KiB with the defaults (HistogramBytes). A
+// Collector's own histograms allocate those buckets as values fall in
+// them, so that they take what the values recorded need: a third or less
+// of that for latencies spanning three decades, a few pages for row
+// counts.
 type Options struct {
 	// HighestUs is the highest trackable latency, in microseconds (for the
 	// size ops, the highest row count is HighestUs·1000); larger values
@@ -121,11 +125,13 @@ func (o Options) normalize() (Options, error) {
 // highest returns the highest trackable value in histogram units.
 func (o Options) highest() int64 { return o.HighestUs * int64(time.Microsecond/o.Unit) }
 
-// HistogramBytes returns the memory, in bytes, of one histogram with these
-// options (after defaults; 0 when the options are invalid). A Collector
-// holds up to five per operation and stripe (latency, error latency,
-// service time, and the interval's latency and errors), each created on
-// first use.
+// HistogramBytes returns the memory, in bytes, of one dense histogram
+// with these options (after defaults; 0 when the options are invalid), as
+// Interval's are (at IntervalSigFigs): the most one of a Collector's own
+// histograms takes. A Collector holds up to five per
+// operation and stripe (latency, error latency, service time, and the
+// interval's latency and errors), each created on first use and grown a
+// power-of-two bucket at a time.
 func (o Options) HistogramBytes() int {
 	o, err := o.normalize()
 	if err != nil {
@@ -135,13 +141,14 @@ func (o Options) HistogramBytes() int {
 }
 
 // opHists is one operation's histograms and counts in one stripe of a
-// Collector, each histogram created on its first value.
+// Collector, each histogram created on its first value, with the pages of
+// counts its values need (pagedHist).
 type opHists struct {
-	lat    *hdr.Histogram // successes, misses and abandoned calls (or sizes)
-	errLat *hdr.Histogram // errors
-	svc    *hdr.Histogram // open-loop service time
-	ival   *hdr.Histogram // every outcome since the last Interval, at IntervalSigFigs
-	ivalEr *hdr.Histogram // the errors of ival
+	lat    *pagedHist // successes, misses and abandoned calls (or sizes)
+	errLat *pagedHist // errors
+	svc    *pagedHist // open-loop service time
+	ival   *pagedHist // every outcome since the last Interval, at IntervalSigFigs
+	ivalEr *pagedHist // the errors of ival
 
 	successes, misses, errors, abandoned, clamped int64
 	ivalErrors, ivalMisses, ivalAbandoned         int64
@@ -323,7 +330,7 @@ func (r *Recorder) Flush() {
 			h.clamped++
 			v = min(max(v, 0), c.highest)
 		}
-		var dst **hdr.Histogram
+		var dst **pagedHist
 		switch s.kind {
 		case kindSuccess:
 			h.successes++
@@ -350,19 +357,19 @@ func (r *Recorder) Flush() {
 			dst = &h.svc
 		}
 		if *dst == nil {
-			*dst = c.newHist()
+			*dst = newPagedHist(c.opts.SigFigs)
 		}
-		_ = (*dst).RecordValue(v) // cannot fail: v is in [0, highest]
+		(*dst).record(v) // v is in [0, highest]
 		if s.kind != kindService {
 			if h.ival == nil {
-				h.ival = hdr.New(1, c.highest, IntervalSigFigs)
+				h.ival = newPagedHist(IntervalSigFigs)
 			}
-			_ = h.ival.RecordValue(v)
+			h.ival.record(v)
 			if s.kind == kindError {
 				if h.ivalEr == nil {
-					h.ivalEr = hdr.New(1, c.highest, IntervalSigFigs)
+					h.ivalEr = newPagedHist(IntervalSigFigs)
 				}
-				_ = h.ivalEr.RecordValue(v)
+				h.ivalEr.record(v)
 			}
 		}
 	}
@@ -370,8 +377,6 @@ func (r *Recorder) Flush() {
 	clear(r.buf)
 	r.buf = r.buf[:0]
 }
-
-func (c *Collector) newHist() *hdr.Histogram { return hdr.New(1, c.highest, c.opts.SigFigs) }
 
 // Record records one call of op that took d (LinkBench's latency,
 // reference §9.1; in open-loop mode measured from the call's scheduled
@@ -498,7 +503,7 @@ func (o IntervalOp) Quantile(q float64) (time.Duration, bool) {
 		return 0, false
 	}
 	var v [1]int64
-	quantiles(o.Hist, []float64{100 * q}, v[:])
+	denseQuantiles(o.Hist, []float64{100 * q}, v[:])
 	if o.Op.IsSize() {
 		return time.Duration(v[0]), true
 	}
@@ -578,7 +583,8 @@ func mergeHists(a, b *hdr.Histogram) *hdr.Histogram {
 	case b == nil:
 		return a
 	}
-	m := hdr.Import(a.Export())
+	m := hdr.New(a.LowestTrackableValue(), a.HighestTrackableValue(), int(a.SignificantFigures()))
+	m.Merge(a) // the same geometry: the same counts, without Export's copy
 	m.Merge(b)
 	return m
 }
@@ -648,18 +654,18 @@ func (c *Collector) Interval() Interval {
 		for i := range c.stripes {
 			st := &c.stripes[i]
 			st.mu.Lock()
-			if h := st.ops[op]; h != nil && h.ival != nil && h.ival.TotalCount() > 0 {
+			if h := st.ops[op]; h != nil && h.ival != nil && h.ival.total > 0 {
 				if snap == nil {
 					snap = hdr.New(1, c.highest, IntervalSigFigs)
 				}
-				snap.Merge(h.ival)
-				h.ival.Reset()
-				if h.ivalEr != nil && h.ivalEr.TotalCount() > 0 {
+				h.ival.addTo(snap)
+				h.ival.reset()
+				if h.ivalEr != nil && h.ivalEr.total > 0 {
 					if errSnap == nil {
 						errSnap = hdr.New(1, c.highest, IntervalSigFigs)
 					}
-					errSnap.Merge(h.ivalEr)
-					h.ivalEr.Reset()
+					h.ivalEr.addTo(errSnap)
+					h.ivalEr.reset()
 				}
 				errs += h.ivalErrors
 				misses += h.ivalMisses

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Phase is the benchmark phase a Report covers.
@@ -87,7 +85,7 @@ type OpReport struct {
 	// when none was recorded.
 	Service *Summary `json:"service,omitempty"`
 
-	lat  *hdr.Histogram // Latency's histogram, for Quantile (nil in a report read from JSON)
+	lat  *pagedHist // Latency's histogram, for Quantile (nil in a report read from JSON)
 	unit time.Duration
 }
 
@@ -110,7 +108,7 @@ func (o OpReport) Quantile(q float64) (time.Duration, bool) {
 	}
 	if o.lat != nil {
 		var v [1]int64
-		quantiles(o.lat, []float64{100 * q}, v[:])
+		pagedQuantiles(o.lat, []float64{100 * q}, v[:])
 		if o.Op.IsSize() {
 			return time.Duration(v[0]), true
 		}
@@ -303,7 +301,6 @@ func mergeReports(phase Phase, cs []*Collector, recs []*Recorder) (*Report, erro
 		}
 	}
 	rep := &Report{Phase: phase, Threads: len(recs), Ops: []OpReport{}, HighestUs: o.HighestUs, SigFigs: o.SigFigs, Unit: o.Unit}
-	highest := o.highest()
 	classes := map[string]int64{}
 	names := make([][]string, len(cs)) // class names, read before any stripe is locked
 	for i, c := range cs {
@@ -318,15 +315,15 @@ func mergeReports(phase Phase, cs []*Collector, recs []*Recorder) (*Report, erro
 				or.Active++
 			}
 		}
-		var lat, errLat, svc *hdr.Histogram
-		add := func(dst **hdr.Histogram, src *hdr.Histogram) {
+		var lat, errLat, svc *pagedHist
+		add := func(dst **pagedHist, src *pagedHist) {
 			if src == nil {
 				return
 			}
 			if *dst == nil {
-				*dst = hdr.New(1, highest, o.SigFigs)
+				*dst = newPagedHist(o.SigFigs)
 			}
-			(*dst).Merge(src) // same settings: nothing is dropped
+			(*dst).add(src) // same settings: the same indexes
 		}
 		for ci, c := range cs {
 			for i := range c.stripes {
@@ -360,10 +357,10 @@ func mergeReports(phase Phase, cs []*Collector, recs []*Recorder) (*Report, erro
 			scale = time.Microsecond // rows are reported as they are
 		}
 		or.lat = lat
-		or.Latency = summarize(lat, scale)
-		or.ErrorLatency = summarize(errLat, scale)
+		or.Latency = summarizePaged(lat, scale)
+		or.ErrorLatency = summarizePaged(errLat, scale)
 		if svc != nil {
-			s := summarize(svc, scale)
+			s := summarizePaged(svc, scale)
 			or.Service = &s
 		}
 		rep.Ops = append(rep.Ops, or)

@@ -709,7 +709,7 @@ func TestValueAtRankMatchesWalk(t *testing.T) {
 			ps = append(ps, p)
 		}
 		walk := make([]int64, len(ps))
-		c, lo, hi, _ := quantiles(h, ps, walk)
+		c, lo, hi, _ := denseQuantiles(h, ps, walk)
 		if lo != h.Min() || hi != valueAtRank(h, c, c) {
 			t.Errorf("n=%d: min/max walk %d/%d, hdr %d/%d", n, lo, hi, h.Min(), valueAtRank(h, c, c))
 		}

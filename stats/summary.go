@@ -54,53 +54,86 @@ func percentileRank(p float64, total int64) int64 {
 	return r
 }
 
-// quantiles digests h: Count, Min, Max, Mean, and the value at each of the
+// quantiles digests the histogram of count values whose populated buckets
+// b visits: Count, Min, Max, Mean, and the value at each of the
 // percentiles ps (ascending, each in (0, 100]) stored in out (len(out) ==
-// len(ps)). It walks the recorded buckets once, in ascending order.
-func quantiles(h *hdr.Histogram, ps []float64, out []int64) (count, lo, hi int64, mean float64) {
-	if h == nil || h.TotalCount() == 0 {
+// len(ps)). It walks the buckets once, in ascending order.
+func quantiles(count int64, b bucketSeq, ps []float64, out []int64) (_, lo, hi int64, mean float64) {
+	if count == 0 {
 		clear(out)
 		return 0, 0, 0, 0
 	}
-	count = h.TotalCount()
-	ranks := make([]int64, len(ps))
-	for i, p := range ps {
-		ranks[i] = percentileRank(p, count)
+	var buf [len(summaryPercentiles)]int64
+	ranks := buf[:0]
+	if len(ps) > len(buf) {
+		ranks = make([]int64, 0, len(ps))
+	}
+	for _, p := range ps {
+		ranks = append(ranks, percentileRank(p, count))
 	}
 	var cum int64
 	var sum float64
 	next := 0
 	first := true
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
+	b(func(from, to, n int64) bool {
 		if first {
-			lo = b.From
+			lo = from
 			first = false
 		}
-		hi = b.To
+		hi = to
 		// medianEquivalentValue = lowest + (size of the equivalence range >> 1).
-		sum += float64(b.From+(b.To-b.From+1)>>1) * float64(b.Count)
-		cum += b.Count
-		for next < len(ranks) && cum >= ranks[next] {
-			out[next] = b.To
+		sum += float64(from+(to-from+1)>>1) * float64(n)
+		cum += n
+		for next < len(ps) && cum >= ranks[next] {
+			out[next] = to
 			next++
 		}
-	}
+		return true
+	})
 	for ; next < len(out); next++ { // unreachable: ranks never exceed count
 		out[next] = hi
 	}
 	return count, lo, hi, sum / float64(count)
 }
 
+// denseQuantiles is quantiles of a dense histogram (nil or empty: zeros).
+func denseQuantiles(h *hdr.Histogram, ps []float64, out []int64) (count, lo, hi int64, mean float64) {
+	if h == nil || h.TotalCount() == 0 {
+		return quantiles(0, nil, ps, out)
+	}
+	return quantiles(h.TotalCount(), denseBuckets(h), ps, out)
+}
+
+// pagedQuantiles is quantiles of a paged histogram (nil or empty: zeros).
+func pagedQuantiles(h *pagedHist, ps []float64, out []int64) (count, lo, hi int64, mean float64) {
+	if h == nil || h.total == 0 {
+		return quantiles(0, nil, ps, out)
+	}
+	return quantiles(h.total, h.buckets, ps, out)
+}
+
+// summaryPercentiles are the percentiles of Summary's fields, in order.
+var summaryPercentiles = [...]float64{25, 50, 75, 95, 99, 99.9, 99.99}
+
 // summarize digests h, whose values are in units of unit (nil or empty
 // gives the zero Summary), in microseconds (unit = time.Microsecond gives
 // the values as they are: rows, for the size ops).
 func summarize(h *hdr.Histogram, unit time.Duration) Summary {
-	ps := [...]float64{25, 50, 75, 95, 99, 99.9, 99.99} // Summary's fields, in order
-	var v [len(ps)]int64
-	c, lo, hi, mean := quantiles(h, ps[:], v[:])
+	var v [len(summaryPercentiles)]int64
+	c, lo, hi, mean := denseQuantiles(h, summaryPercentiles[:], v[:])
+	return summaryOf(unit, v, c, lo, hi, mean)
+}
+
+// summarizePaged is summarize of a paged histogram.
+func summarizePaged(h *pagedHist, unit time.Duration) Summary {
+	var v [len(summaryPercentiles)]int64
+	c, lo, hi, mean := pagedQuantiles(h, summaryPercentiles[:], v[:])
+	return summaryOf(unit, v, c, lo, hi, mean)
+}
+
+// summaryOf makes the Summary of quantiles' results (v: the values at
+// summaryPercentiles) in microseconds, the values being in units of unit.
+func summaryOf(unit time.Duration, v [len(summaryPercentiles)]int64, c, lo, hi int64, mean float64) Summary {
 	if c == 0 {
 		return Summary{}
 	}
