@@ -1,6 +1,7 @@
 package distributions
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"pgregory.net/rand"
@@ -81,23 +82,27 @@ func fillBytes(r Source, buf []byte, start byte, n int32) {
 // digit combinations covers floor or ceil of 2^64/n^4 outputs, so its
 // probability is within a relative 2^-32 of n^-4: the same guarantee as
 // rand.Rand.Uint32n.
+//
+// The four bytes of an output are stored as one little-endian word: each
+// byte is start + d <= 255 (the generators' end byte), so adding start to
+// every byte of the word at once carries into no other.
 func fillBytesFast(r *rand.Rand, buf []byte, start byte, n uint64) {
-	i := 0
-	for ; i+4 <= len(buf); i += 4 {
-		x := r.Uint64()
-		var d uint64
+	starts := uint32(start) * 0x01010101
+	for len(buf) >= 4 {
+		d, x := bits.Mul64(n, r.Uint64())
+		w := uint32(d)
 		d, x = bits.Mul64(n, x)
-		buf[i] = start + byte(d)
+		w |= uint32(d) << 8
 		d, x = bits.Mul64(n, x)
-		buf[i+1] = start + byte(d)
-		d, x = bits.Mul64(n, x)
-		buf[i+2] = start + byte(d)
+		w |= uint32(d) << 16
 		d, _ = bits.Mul64(n, x)
-		buf[i+3] = start + byte(d)
+		w |= uint32(d) << 24
+		binary.LittleEndian.PutUint32(buf, w+starts)
+		buf = buf[4:]
 	}
-	if i < len(buf) {
+	if len(buf) > 0 {
 		x := r.Uint64()
-		for ; i < len(buf); i++ {
+		for i := range buf {
 			var d uint64
 			d, x = bits.Mul64(n, x)
 			buf[i] = start + byte(d)

@@ -223,16 +223,18 @@ func legacyRange(nl int64, p float64) int64 {
 
 func (c *ID2Chooser) chooseNew(r Source, id1, nl int64, p float64) int64 {
 	existing := r.Float64() < p
-	var id2 int64
-	switch {
-	case c.cfg.RandomID2Max > 0:
-		id2 = int64(r.Int31n(int32(c.cfg.RandomID2Max)))
-	case existing:
-		id2 = id1 + r.Int63n(max(1, nl))
-	default:
-		id2 = r.Int63n(c.cfg.MaxID1)
+	if c.cfg.RandomID2Max > 0 {
+		return c.fix(int64(r.Int31n(int32(c.cfg.RandomID2Max))))
 	}
-	return c.fix(id2)
+	// id1 + Int63n(max(1, nl)) when existing, else Int63n(MaxID1): one
+	// draw whose base and bound the coin selects (conditional moves
+	// rather than a branch, which a fair coin, multiget's, mispredicts
+	// half of the time).
+	base, bound := int64(0), c.cfg.MaxID1
+	if existing {
+		base, bound = id1, max(1, nl)
+	}
+	return c.fix(base + r.Int63n(bound))
 }
 
 func (c *ID2Chooser) chooseOld(r Source, id1, rng int64) int64 {

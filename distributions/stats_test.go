@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"testing"
 
@@ -544,6 +545,50 @@ func TestZipfFastChiSquare(t *testing.T) {
 				counts[b-1]++
 			}
 			chiSquare(t, fmt.Sprintf("Zipf(%v) [%d,%d)", shape, c.lo, c.hi), counts, p, n)
+		}
+	}
+}
+
+// fillBytesPerByte is fillBytesFast as it was first written, one byte
+// store at a time: the reference of TestFillBytesFastWords.
+func fillBytesPerByte(r *rand.Rand, buf []byte, start byte, n uint64) {
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		x := r.Uint64()
+		for k := range 4 {
+			var d uint64
+			d, x = bits.Mul64(n, x)
+			buf[i+k] = start + byte(d)
+		}
+	}
+	if i < len(buf) {
+		x := r.Uint64()
+		for ; i < len(buf); i++ {
+			var d uint64
+			d, x = bits.Mul64(n, x)
+			buf[i] = start + byte(d)
+		}
+	}
+}
+
+// TestFillBytesFastWords: fillBytesFast, which stores four bytes as one
+// word, writes the bytes of the per-byte stores and draws as much, for
+// every byte range (start + n - 1 <= 255) and lengths around the word size.
+func TestFillBytesFastWords(t *testing.T) {
+	for n := uint64(2); n <= 256; n++ {
+		for _, start := range []int{0, 1, 32, 50, 255 - int(n) + 1} {
+			if start+int(n)-1 > 255 {
+				continue
+			}
+			for _, size := range []int{0, 1, 3, 4, 5, 7, 8, 9, 31, 128, 277} {
+				a, b := rand.New(n, uint64(size)), rand.New(n, uint64(size))
+				got, want := make([]byte, size), make([]byte, size)
+				fillBytesFast(a, got, byte(start), n)
+				fillBytesPerByte(b, want, byte(start), n)
+				if !bytes.Equal(got, want) || a.Uint64() != b.Uint64() {
+					t.Fatalf("n %d start %d size %d: %v, want %v (or the draws differ)", n, start, size, got, want)
+				}
+			}
 		}
 	}
 }

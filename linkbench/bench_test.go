@@ -125,3 +125,60 @@ func BenchmarkTracedRequest(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// realBenchConfig is the shipped workload (LinkBench's FBWorkload mix,
+// access distributions and payload generators) at maxid1 = 200,001 with
+// LinkBench's Distribution.dat, without progress lines: the issue's
+// generator-alone run (-store discard -D maxid1=200001 -D data_file=...).
+func realBenchConfig(tb testing.TB) Config {
+	cfg := DefaultConfig()
+	cfg.MaxID1 = 200_001
+	cfg.DataFile = testref.File(tb, "Distribution.dat")
+	cfg.LoadRandomSeed = FixedSeed(1)
+	cfg.RequestRandomSeed = FixedSeed(2)
+	cfg.MaxTime = time.Hour
+	cfg.ProgressFreq = 0
+	return cfg
+}
+
+// BenchmarkRequestReal measures the requester loop against store/discard
+// with the shipped workload and the real Distribution.dat (see
+// realBenchConfig): one requester doing b.N requests. ns/op is wall time
+// per request, cpu-ns/req the process's CPU time per request, allocs/op
+// the allocations per request (0: the loop allocates nothing).
+func BenchmarkRequestReal(b *testing.B) {
+	cfg := realBenchConfig(b)
+	cfg.Requesters = 1
+	cfg.Requests = int64(b.N)
+	st := discard.New()
+	b.ReportAllocs()
+	c0 := cpuTime(b)
+	b.ResetTimer()
+	rep, err := Request(context.Background(), cfg, st)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if rep.Request.Requests != int64(b.N) {
+		b.Fatalf("%d requests done, want %d", rep.Request.Requests, b.N)
+	}
+	b.ReportMetric(float64(cpuTime(b)-c0)/float64(b.N), "cpu-ns/req")
+}
+
+// BenchmarkRequestReal2 is BenchmarkRequestReal with two requesters (the
+// issue's run), b.N requests in all.
+func BenchmarkRequestReal2(b *testing.B) {
+	cfg := realBenchConfig(b)
+	cfg.Requesters = 2
+	cfg.Requests = int64(max(b.N/2, 1))
+	st := discard.New()
+	b.ReportAllocs()
+	c0 := cpuTime(b)
+	b.ResetTimer()
+	rep, err := Request(context.Background(), cfg, st)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpuTime(b)-c0)/float64(rep.Request.Requests), "cpu-ns/req")
+}

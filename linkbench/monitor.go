@@ -32,14 +32,21 @@ type Progress struct {
 	Done, Total int64
 	Rows        int64
 	Left        time.Duration
-	// For a request phase: Waiting calls have been in flight (waiting for
-	// the store) for longer than the progress interval, the oldest of
-	// them for Oldest: a stall shows while it lasts, before the calls
-	// return or are abandoned.
+	// For a request phase: Waiting requests have been under way (their
+	// calls waiting for the store) for longer than the progress interval,
+	// the oldest of them for Oldest: a stall shows while it lasts, before
+	// the calls return or are abandoned. A request is under way from its
+	// start (the end of the requester's previous one) until its requester
+	// goes on to the next one, goes idle (waits for its send time, logs a
+	// failure or a progress line) or stops; its age may be overstated by
+	// less than a millisecond (the requesters refresh what they show at
+	// most once a millisecond, so that a fast store's requests do not
+	// each pay for it).
 	Waiting int
 	Oldest  time.Duration
 	// For a request phase, in the reports to Config.OnInterval only:
-	// InFlight calls were waiting for the store when the interval ended
+	// InFlight requests were under way (see Waiting: with a database,
+	// their calls waiting for the store) when the interval ended
 	// (0..requesters), the oldest of them for OldestInFlight (0 when none).
 	InFlight       int
 	OldestInFlight time.Duration
@@ -78,8 +85,8 @@ func (p Progress) Rate() float64 {
 type loadProgressFunc func() (done, total, rows, expected int64)
 
 // waitingFunc is what the request phase's monitor reads from the
-// requesters: the calls in flight for longer than d (all of them when d <
-// 0), and the oldest's age.
+// requesters: the requests under way for longer than d (all of them when
+// d < 0), and the oldest's age.
 type waitingFunc func(d time.Duration) (n int, oldest time.Duration)
 
 // monitor reports a phase's progress every ProgressFreq (see Progress),

@@ -432,11 +432,17 @@ type requester struct {
 	links []store.Link
 	hist  listHistory
 
-	clk        phaseClock
-	inflight   atomic.Int64 // the start (ns since clk.base) + 1 of the call waiting for the store, 0 when none: read by the monitor
-	spent      int64        // ns of the phase's time its preparation took (shortens the time limit)
-	sendNs     int64        // the current request's start, ns since clk.base
-	rangeRows  int64        // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
+	clk phaseClock
+	// inflight, read by the monitor, is 0 while the requester is not
+	// under way in a request (before its first, waiting for its send
+	// time, after a failure or while it logs, at its end), else 1 + a time
+	// (ns since clk.base) at most inflightGrain before the start of its
+	// current request, and not after it (see busy).
+	inflight   atomic.Int64
+	shown      int64 // the time inflight holds (busy), -1 when it holds 0
+	spent      int64 // ns of the phase's time its preparation took (shortens the time limit)
+	sendNs     int64 // the current request's start, ns since clk.base
+	rangeRows  int64 // rows of the latest GET_LINKS_LIST, for RANGE_SIZE
 	lastNodeID int64
 
 	requestsDone, errors, abandoned int64
@@ -461,7 +467,7 @@ func newRequester(w *workload, i int, src requestSource, stores []store.Store, r
 	r := &requester{w: w, id: i, src: src.source(), draws: src, rec: rec,
 		stores: stores, chooser: ch, ltc: int32(cfg.LinkTypeCount), lastNodeID: cfg.StartID1,
 		id2s: make([]int64, 0, 16), links: make([]store.Link, 0, 16),
-		hist: w.mode.newHistory(), dbCum: w.mode.dbShares(cfg)}
+		hist: w.mode.newHistory(), dbCum: w.mode.dbShares(cfg), shown: -1}
 	if r.linkAdd, err = newDataGen("link_add_datagen", cfg.LinkAddData); err != nil {
 		return nil, err
 	}
@@ -555,7 +561,10 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 	reqCtx, cancelReq := context.WithCancel(ctx)
 	defer cancelReq()
 	for r.requestsDone < cfg.Requests {
-		if ctx.Err() != nil {
+		// reqCtx is done when ctx is (its cancellation is propagated as
+		// ctx's happens), and reads in one step: ctx is a value context
+		// over the phase's.
+		if reqCtx.Err() != nil {
 			break
 		}
 		if l.stale {
@@ -576,6 +585,7 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 				break
 			} else if p == paceCancelled {
 				prog.add(l.sinceUpdate)
+				r.idle()
 				return
 			}
 		}
@@ -595,6 +605,7 @@ func (r *requester) run(ctx context.Context, prog *requestProgress) {
 			break
 		}
 	}
+	r.idle()
 	r.endLoop(l)
 }
 
@@ -640,6 +651,7 @@ func (r *requester) pace(ctx context.Context, l *reqLoop) (int64, paceResult) {
 	// reproduced (harmless), a timer waits for the send time.
 	if l.next > l.now {
 		if l.now = r.clk.now(); l.next > l.now {
+			r.idle()
 			if l.timer == nil {
 				l.timer = time.NewTimer(time.Duration(l.next - l.now))
 			} else {
@@ -680,17 +692,17 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) {
 	// The operation builds and sends its request (requestOps' do). It
 	// reads no clock: send's clock reads delimit the request; link and
 	// node times are the request's send time (wallMs). inflight shows the
-	// call to the monitor while it waits for the store.
-	r.inflight.Store(q.start + 1)
+	// request to the monitor while it waits for the store (busy).
+	r.busy(q.start)
 	q.outcome, q.err = requestOps[q.op].do(r, callCtx, r.stores[db])
-	r.inflight.Store(0)
-	switch {
-	case q.err != nil:
+	if q.err != nil {
 		q.outcome = stats.Error
-	case q.outcome == stats.Success:
-		r.found++
-	default:
-		r.notFound++
+	} else {
+		// Found or not: counted without a branch on which (Miss is 1,
+		// Success 0), which a store's hits and misses would mispredict.
+		m := int64(q.outcome)
+		r.found += 1 - m
+		r.notFound += m
 	}
 	l.now = r.clk.now() // the one clock read of the request
 	if cap(r.links) > keptLinks {
@@ -712,6 +724,7 @@ func (r *requester) send(reqCtx context.Context, l *reqLoop, db int) {
 // while it waited for the store (the phase's hard bound, the caller, its
 // timeout). It returns false when the requester stops.
 func (r *requester) abandon(ctx context.Context, l *reqLoop, q *request) bool {
+	r.idle()
 	if l.warmupDone {
 		if r.rec.RecordAbandoned(requestOps[q.op].op, time.Duration(q.measured)) {
 			l.stale = true
@@ -754,6 +767,7 @@ func (r *requester) account(l *reqLoop, q *request) bool {
 			l.sinceUpdate = 0
 		}
 		if cfg.Stream != nil && l.displayNs > 0 && q.end-l.lastDisplay >= l.displayNs {
+			r.idle()
 			r.writeInterval(l.lastDisplay, q.end)
 			l.lastDisplay = q.end
 			l.stale = true
@@ -799,6 +813,7 @@ func (r *requester) record(l *reqLoop, op stats.Op, q *request) {
 // returns false when the requester aborts.
 func (r *requester) failed(l *reqLoop, op stats.Op, q *request) bool {
 	cfg := &r.w.cfg
+	r.idle()
 	// Quirk §11.2-11 (LinkBench exits the process on a request error
 	// unless never_change): fixed in both modes, the failure is
 	// counted and the requester stops after max_failed_requests.
@@ -823,6 +838,7 @@ func (r *requester) failed(l *reqLoop, op stats.Op, q *request) bool {
 // logProgress logs LinkBench's per-requester progress line every
 // progressfreq, and the end of the warm-up.
 func (r *requester) logProgress(l *reqLoop, end int64) {
+	r.idle()
 	cfg := &r.w.cfg
 	log := cfg.logger()
 	if l.progressNs > 0 && end-l.lastUpdate > l.progressNs {
@@ -884,6 +900,36 @@ func (c *phaseClock) now() int64 {
 		return int64(c.mono())
 	}
 	return int64(time.Since(c.base))
+}
+
+// inflightGrain is how often, at most, a requester refreshes its inflight
+// time while it runs requests one after another (busy): the monitor's ages
+// of the requests under way (Progress.Oldest, OldestInFlight) may exceed
+// theirs by less than this, and a requester pays for one atomic store per
+// inflightGrain rather than two per request.
+const inflightGrain = int64(time.Millisecond)
+
+// busy shows the monitor that the requester is under way in a request
+// that started at start (ns since clk.base): inflight keeps the time it
+// holds while that is less than inflightGrain before start, else it is
+// moved to start. A requester therefore shows as under way from its
+// request's start through its store call to the bookkeeping after it, until
+// it goes idle (idle) or starts its next request.
+func (r *requester) busy(start int64) {
+	if r.shown < 0 || start-r.shown >= inflightGrain {
+		r.inflight.Store(start + 1)
+		r.shown = start
+	}
+}
+
+// idle shows the monitor that the requester is not under way in a
+// request: it waits for its send time, logs or writes after a request, or
+// has stopped.
+func (r *requester) idle() {
+	if r.shown >= 0 {
+		r.inflight.Store(0)
+		r.shown = -1
+	}
 }
 
 // wallMs returns the wall clock of the current request's start, Unix ms:

@@ -216,7 +216,7 @@ func (c *Collector) Options() Options { return c.opts }
 // NewRecorder returns a Recorder of the collector for one worker.
 func (c *Collector) NewRecorder() *Recorder {
 	r := &Recorder{c: c, st: &c.stripes[int(c.next.Add(1)-1)%len(c.stripes)],
-		buf: make([]sample, 0, RecorderBatch), epoch: c.epoch.Load()}
+		buf: make([]sample, 0, RecorderBatch), epoch: c.epoch.Load(), unit: int64(c.opts.Unit)}
 	if c.opts.Interval {
 		r.stream = new([NumOps]streamOp)
 	}
@@ -245,11 +245,11 @@ func (c *Collector) classID(name string) uint16 {
 
 // sample kinds.
 const (
-	kindSuccess uint8 = iota
-	kindMiss
-	kindError
-	kindAbandoned
-	kindService
+	kindSuccess   = uint8(Success) // the kinds of a success and a miss are their Outcomes (Record)
+	kindMiss      = uint8(Miss)
+	kindError     = uint8(Error)
+	kindAbandoned = kindError + 1
+	kindService   = kindError + 2
 )
 
 // sample is one value waiting in a Recorder.
@@ -270,6 +270,7 @@ type Recorder struct {
 	st    *stripe
 	buf   []sample
 	epoch uint64
+	unit  int64 // the collector's Unit, ns
 
 	calls, errs [NumOps]int64 // this worker's calls and errors (for -csvstream's totals)
 	stream      *[NumOps]streamOp
@@ -294,8 +295,14 @@ func (r *Recorder) Collector() *Collector { return r.c }
 // Options returns the recorder's options, defaults applied.
 func (r *Recorder) Options() Options { return r.c.opts }
 
-// units converts a duration to histogram units (truncating).
-func (r *Recorder) units(d time.Duration) int64 { return int64(d / r.c.opts.Unit) }
+// units converts a duration to histogram units (truncating); the default
+// unit, a nanosecond, without a division.
+func (r *Recorder) units(d time.Duration) int64 {
+	if r.unit == 1 {
+		return int64(d)
+	}
+	return int64(d) / r.unit
+}
 
 // add queues a value; it reports whether the Recorder moved its values into
 // the Collector (a few microseconds of work the caller may want to keep
@@ -389,13 +396,11 @@ func (r *Recorder) Flush() {
 // (Record panics otherwise, like an out-of-range index). It reports whether
 // the Recorder flushed its values into the Collector during the call.
 func (r *Recorder) Record(op Op, o Outcome, d time.Duration) (flushed bool) {
-	switch o {
-	case Success:
-		return r.record(op, kindSuccess, 0, r.units(d))
-	case Miss:
-		return r.record(op, kindMiss, 0, r.units(d))
+	if o > Miss {
+		return r.RecordError(op, "error", d)
 	}
-	return r.RecordError(op, "error", d)
+	// kindSuccess and kindMiss are Success and Miss.
+	return r.recordKind(op, uint8(o), 0, r.units(d))
 }
 
 // RecordError records one failed call of op that took d, of the error
@@ -420,7 +425,7 @@ func (r *Recorder) RecordError(op Op, class string, d time.Duration) (flushed bo
 // the latency histogram, so that percentiles and the maximum show the
 // stall.
 func (r *Recorder) RecordAbandoned(op Op, age time.Duration) (flushed bool) {
-	return r.record(op, kindAbandoned, 0, r.units(age))
+	return r.recordKind(op, kindAbandoned, 0, r.units(age))
 }
 
 // RecordService records the service time of one open-loop call of op (from
@@ -435,19 +440,21 @@ func (r *Recorder) RecordService(op Op, d time.Duration) (flushed bool) {
 // LoadCountsBulkNLinks: rows per bulk batch; reference §9.1), reported in
 // rows, as a success.
 func (r *Recorder) RecordSize(op Op, rows int64) (flushed bool) {
-	return r.record(op, kindSuccess, 0, rows)
+	return r.recordKind(op, kindSuccess, 0, rows)
 }
 
-func (r *Recorder) record(op Op, kind uint8, class uint16, v int64) bool {
-	return r.recordKind(op, kind, class, v)
-}
-
+// recordKind counts a call of op and queues its value v (add, inlined).
 func (r *Recorder) recordKind(op Op, kind uint8, class uint16, v int64) bool {
 	r.calls[op]++
 	if r.stream != nil {
 		r.stream[op].add(min(max(v, 0), r.c.highest))
 	}
-	return r.add(sample{v: v, op: op, kind: kind, class: class})
+	r.buf = append(r.buf, sample{v: v, op: op, kind: kind, class: class})
+	if len(r.buf) == cap(r.buf) || r.c.epoch.Load() != r.epoch {
+		r.Flush()
+		return true
+	}
+	return false
 }
 
 // Count returns the number of calls of op this Recorder recorded

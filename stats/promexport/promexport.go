@@ -27,7 +27,7 @@
 //	abandoned_total{phase,step,tag,op}          calls given up while they waited for the store
 //	latency_seconds{phase,step,tag,op}          histogram: successes, misses and abandoned calls (the report's latency)
 //	error_latency_seconds{phase,step,tag,op}    histogram: failed calls
-//	in_flight_calls{phase,step,tag}             request calls waiting for the store at the last interval's end
+//	in_flight_calls{phase,step,tag}             requests under way (calls waiting for the store) at the last interval's end
 //	oldest_in_flight_seconds{phase,step,tag}    the age of the oldest of them
 //	load_rows_total{phase,step,tag}             rows a load wrote (nodes, links, counts), in committed batches
 //	phase_running{phase,step,tag}               1 while the phase runs, then 0
@@ -156,8 +156,8 @@ func newDescs() descs {
 		abandoned:    d("abandoned_total", "Calls of the operation given up while they waited for the store (the run's end, request_timeout).", op),
 		lat:          d("latency_seconds", "Latency of the operation's successes, misses and abandoned calls (the report's latency), in seconds.", op),
 		errLat:       d("error_latency_seconds", "Latency of the operation's failed calls, in seconds.", op),
-		inFlight:     d("in_flight_calls", "Request calls waiting for the store at the end of the last interval.", p),
-		oldest:       d("oldest_in_flight_seconds", "Age of the oldest request call waiting for the store at the end of the last interval, in seconds.", p),
+		inFlight:     d("in_flight_calls", "Requests under way (with a database, their calls waiting for the store) at the end of the last interval.", p),
+		oldest:       d("oldest_in_flight_seconds", "Age of the oldest request under way at the end of the last interval, in seconds.", p),
 		rows:         d("load_rows_total", "Rows the load wrote (nodes, links and counts), in committed batches.", p),
 		running:      d("phase_running", "1 while the phase runs, 0 once it ended.", p),
 		retries:      d("store_retries_total", "The store's retries (attempts after the first) of its call, since it was opened.", []string{"call"}),
