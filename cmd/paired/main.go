@@ -113,7 +113,8 @@ var statusVars = []string{"Com_begin", "Com_commit", "Com_rollback", "Com_stmt_e
 // reported per request: the bytes each way (a client's extra protocol
 // packets show here) and the handler calls and rows the engines did.
 var workVars = []string{"Bytes_received", "Bytes_sent", "Handler_commit", "Handler_read_key", "Handler_read_next",
-	"Handler_write", "Handler_update", "Handler_delete", "Innodb_rows_read", "Created_tmp_tables", "Select_scan"}
+	"Handler_read_prev", "Handler_read_rnd_next", "Handler_write", "Handler_update", "Handler_delete",
+	"Innodb_rows_read", "Created_tmp_tables", "Select_scan"}
 
 // clkTck is the kernel's USER_HZ, the unit of /proc/PID/stat's CPU times
 // (100 on every Linux ABI Go supports).
@@ -148,6 +149,9 @@ type options struct {
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0) // -h: the usage is printed
+		}
 		fmt.Fprintln(os.Stderr, "paired:", err)
 		var ue usageErr
 		if errors.As(err, &ue) {
@@ -158,6 +162,8 @@ func main() {
 }
 
 type usageErr struct{ error }
+
+func (u usageErr) Unwrap() error { return u.error }
 
 func parse(args []string) (*options, error) {
 	o := &options{}
@@ -201,8 +207,14 @@ func parse(args []string) (*options, error) {
 		return nil, usageErr{fmt.Errorf("-graph %q: want real or small", o.graph)}
 	case set["maxid1"] && o.maxid1 < 2:
 		return nil, usageErr{fmt.Errorf("-maxid1 %d: want >= 2", o.maxid1)}
-	case o.loaders < 1 || o.requesters < 1 || o.pairs < 1:
-		return nil, usageErr{errors.New("-loaders, -requesters and -pairs: want >= 1")}
+	case o.loaders < 1 || o.loaders > 1024:
+		return nil, usageErr{fmt.Errorf("-loaders %d: want 1..1024", o.loaders)}
+	case o.requesters < 1 || o.requesters > 1024:
+		return nil, usageErr{fmt.Errorf("-requesters %d: want 1..1024", o.requesters)}
+	case o.pairs < 1 || o.pairs > 1000:
+		return nil, usageErr{fmt.Errorf("-pairs %d: want 1..1000", o.pairs)}
+	case set["java-dummy"] && !o.generator:
+		return nil, usageErr{errors.New("-java-dummy: only with -generator")}
 	case o.maxtime < time.Second || o.maxtime%time.Second != 0:
 		return nil, usageErr{fmt.Errorf("-maxtime %v: want whole seconds >= 1s", o.maxtime)}
 	case o.settle < 0:
@@ -310,17 +322,21 @@ type server struct {
 	port string
 }
 
-func openServer(ctx context.Context, dsn string) (*server, error) {
+func openServer(ctx context.Context, dsn string, needTCP bool) (*server, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, usageErr{fmt.Errorf("-dsn %s: %v", mysqlstore.RedactDSN(dsn), err)}
 	}
-	if cfg.Net != "tcp" {
-		return nil, usageErr{fmt.Errorf("-dsn %s: want a tcp(host:port) address (the Java tool connects over TCP)", mysqlstore.RedactDSN(dsn))}
-	}
-	host, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, usageErr{fmt.Errorf("-dsn %s: %v", mysqlstore.RedactDSN(dsn), err)}
+	var host, port string
+	switch {
+	case cfg.Net == "tcp":
+		if host, port, err = net.SplitHostPort(cfg.Addr); err != nil {
+			return nil, usageErr{fmt.Errorf("-dsn %s: %v", mysqlstore.RedactDSN(dsn), err)}
+		}
+	case needTCP:
+		return nil, usageErr{fmt.Errorf("-dsn %s: want a tcp(host:port) address with -java (the Java tool connects over TCP)", mysqlstore.RedactDSN(dsn))}
+	case cfg.Net != "unix":
+		return nil, usageErr{fmt.Errorf("-dsn %s: want a tcp(host:port) or unix(socket) address", mysqlstore.RedactDSN(dsn))}
 	}
 	c := cfg.Clone()
 	c.DBName = ""
@@ -540,13 +556,6 @@ func run(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var s *server // nil with -generator
-	if !o.generator {
-		if s, err = openServer(ctx, o.dsn); err != nil {
-			return err
-		}
-		defer s.db.Close()
-	}
 
 	tmp, err := os.MkdirTemp("", "paired-")
 	if err != nil {
@@ -562,6 +571,16 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("building linkbench-go (run from the repository's root, or give -linkbench): %w", err)
 		}
 	}
+	if err := checkGoArgs(ctx, lb, o.goArgs); err != nil {
+		return err
+	}
+	var s *server // nil with -generator
+	if !o.generator {
+		if s, err = openServer(ctx, o.dsn, o.java != ""); err != nil {
+			return err
+		}
+		defer s.db.Close()
+	}
 	logf, err := os.CreateTemp("", "paired-"+time.Now().Format("20060102-150405")+"-*.log")
 	if err != nil {
 		return err
@@ -570,6 +589,11 @@ func run(args []string, stdout io.Writer) error {
 	logPath := logf.Name()
 	fmt.Fprintf(stdout, "paired: tool output in %s\n", logPath)
 
+	if s != nil && o.skipLoad {
+		if err := checkLoaded(ctx, s, o.db+"0"); err != nil {
+			return err
+		}
+	}
 	if s != nil {
 		// The tables, once, for both tools.
 		st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: o.dsn, DBPrefix: o.db, Engine: engineOf(o.engine)})
@@ -619,8 +643,13 @@ func run(args []string, stdout io.Writer) error {
 	case s.pid != 0:
 		where = fmt.Sprintf("server pid %d", s.pid)
 	}
-	fmt.Fprintf(stdout, "paired: engine=%s graph=%s maxid1=%d loaders=%d requesters=%d maxtime=%v pairs=%d settle=%v (%s)\n",
-		o.engine, o.graph, o.maxid1, o.loaders, o.requesters, o.maxtime, o.pairs, o.settle, where)
+	if s == nil {
+		fmt.Fprintf(stdout, "paired: generator graph=%s maxid1=%d requesters=%d maxtime=%v pairs=%d (%s)\n",
+			o.graph, o.maxid1, o.requesters, o.maxtime, o.pairs, where)
+	} else {
+		fmt.Fprintf(stdout, "paired: engine=%s graph=%s maxid1=%d loaders=%d requesters=%d maxtime=%v pairs=%d settle=%v (%s)\n",
+			o.engine, o.graph, o.maxid1, o.loaders, o.requesters, o.maxtime, o.pairs, o.settle, where)
+	}
 
 	truncate := func() error {
 		for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
@@ -809,6 +838,35 @@ func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []strin
 		return withDefs(append([]string(nil), goBase...), "engine="+o.engine)
 	}})
 	return tools, nil
+}
+
+// checkGoArgs runs linkbench-go (lb) with -go-args and -h: an unknown
+// flag or a value that does not parse exits 2 there, before paired
+// touches the server.
+func checkGoArgs(ctx context.Context, lb, goArgs string) error {
+	if strings.TrimSpace(goArgs) == "" {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, lb, append(strings.Fields(goArgs), "-h")...).CombinedOutput()
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return usageErr{fmt.Errorf("-go-args %q: %s", goArgs, first)}
+	}
+	return nil
+}
+
+// checkLoaded refuses -skip-load on a database without loaded tables:
+// the request phases would run on what they write themselves.
+func checkLoaded(ctx context.Context, s *server, db string) error {
+	var one int
+	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM "+quoteIdent(db)+".nodetable LIMIT 1").Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return usageErr{fmt.Errorf("-skip-load: %s.nodetable is empty: load the tables first (run paired without -skip-load)", db)}
+	case err != nil:
+		return usageErr{fmt.Errorf("-skip-load: no loaded tables in %s (%v): load them first (run paired without -skip-load)", db, err)}
+	}
+	return nil
 }
 
 // generatorTools returns the tools of -generator: Java LinkBench with

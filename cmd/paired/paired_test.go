@@ -396,3 +396,49 @@ func TestGeneratorFlags(t *testing.T) {
 		t.Errorf("no -dsn, no -generator: %v, want -dsn is required", err)
 	}
 }
+
+// TestCheckGoArgs: a -go-args flag linkbench-go refuses fails before the
+// server is touched, as a usage error.
+func TestCheckGoArgs(t *testing.T) {
+	lb := filepath.Join(t.TempDir(), "lb")
+	script := "#!/bin/sh\nfor a in \"$@\"; do case $a in -bogus) echo 'flag provided but not defined: -bogus' >&2; exit 2;; esac; done\nexit 0\n"
+	if err := os.WriteFile(lb, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := checkGoArgs(ctx, lb, "-gomaxprocs 2"); err != nil {
+		t.Fatalf("good -go-args: %v", err)
+	}
+	err := checkGoArgs(ctx, lb, "-gomaxprocs 2 -bogus")
+	var ue usageErr
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-bogus") {
+		t.Fatalf("bad -go-args: %v, want a usage error naming -bogus", err)
+	}
+}
+
+// TestUnixDSN: a unix socket is refused with -java (Java connects over
+// TCP) and accepted without it.
+func TestUnixDSN(t *testing.T) {
+	dsn := "root@unix(" + filepath.Join(t.TempDir(), "no.sock") + ")/"
+	_, err := openServer(t.Context(), dsn, true)
+	var ue usageErr
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "with -java") {
+		t.Fatalf("unix DSN with -java: %v, want a usage error", err)
+	}
+	_, err = openServer(t.Context(), dsn, false)
+	if err == nil || errors.As(err, &ue) {
+		t.Fatalf("unix DSN without -java: %v, want a connection error, not a usage error", err)
+	}
+}
+
+func TestPerFlagLimits(t *testing.T) {
+	for flagName, want := range map[string]string{"-pairs": "1..1000", "-requesters": "1..1024", "-loaders": "1..1024"} {
+		_, err := parse([]string{"-dsn", "root@tcp(127.0.0.1:1)/", flagName, "0"})
+		if err == nil || !strings.Contains(err.Error(), flagName+" 0: want "+want) {
+			t.Errorf("%s 0: %v", flagName, err)
+		}
+	}
+	if _, err := parse([]string{"-dsn", "root@tcp(127.0.0.1:1)/", "-java-dummy", "X"}); err == nil || !strings.Contains(err.Error(), "only with -generator") {
+		t.Errorf("-java-dummy without -generator: %v", err)
+	}
+}

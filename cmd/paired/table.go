@@ -99,7 +99,7 @@ func rows(statusNames []string) []row {
 		}})
 	}
 	for _, n := range workVars {
-		r = append(r, row{name: "server " + n + "/req", prec: 2, val: func(q *measurement) (float64, bool) {
+		r = append(r, row{name: "server " + n + "/req", prec: 3, val: func(q *measurement) (float64, bool) {
 			v, ok := q.status[n]
 			if !ok || q.requests == 0 {
 				return 0, false
