@@ -41,15 +41,6 @@ func halfMagnitude(sigFigs int) uint {
 // newPagedHist returns an empty histogram of sigFigs significant digits.
 func newPagedHist(sigFigs int) *pagedHist { return &pagedHist{m: halfMagnitude(sigFigs)} }
 
-// index returns v's flat counts index (v >= 0), as hdrhistogram-go's
-// countsIndexFor with unit magnitude 0.
-func (h *pagedHist) index(v int64) int {
-	mask := uint64(1)<<(h.m+1) - 1
-	bucket := 64 - bits.LeadingZeros64(uint64(v)|mask) - int(h.m+1)
-	sub := int(v >> uint(bucket))
-	return (bucket+1)<<h.m + sub - 1<<h.m
-}
-
 // valueAt returns the lowest value of flat index idx, as hdrhistogram-go's
 // valueFromFlatIndex, and the size of its equivalent range (1<<bucket).
 func (h *pagedHist) valueAt(idx int) (lo, size int64) {
@@ -64,20 +55,39 @@ func (h *pagedHist) valueAt(idx int) (lo, size int64) {
 }
 
 // record adds one occurrence of v, 0 <= v (the caller clamps values to
-// the collector's highest trackable value).
+// the collector's highest trackable value). Its flat index, as
+// hdrhistogram-go's countsIndexFor with unit magnitude 0, is
+// (bucket+1)<<m + sub - half = bucket<<m + sub, with bucket = the number
+// of bits of v|(2·half-1) minus m+1 and sub = v>>bucket: page
+// bucket + sub>>m, slot sub&(half-1). Computed so, with shifts the
+// compiler need not guard and a page's length standing for its presence,
+// a value costs a few dozen instructions and one increment when its page
+// exists.
 func (h *pagedHist) record(v int64) {
-	idx := h.index(v)
-	p := idx >> h.m
+	m := h.m & 63
+	bucket := bits.Len64(uint64(v)|(2<<m-1)) - int(m) - 1
+	sub := int(v >> (uint(bucket) & 63))
+	p, i := bucket+sub>>m, sub&(1<<m-1)
+	if p < len(h.pages) {
+		if pg := h.pages[p]; i < len(pg) {
+			pg[i]++
+			h.total++
+			return
+		}
+	}
+	h.newPage(p)
+	h.pages[p][i]++
+	h.total++
+}
+
+// newPage allocates page p (and the page slots up to it).
+func (h *pagedHist) newPage(p int) {
 	if p >= len(h.pages) {
 		h.pages = append(h.pages, make([][]int64, p+1-len(h.pages))...)
 	}
-	pg := h.pages[p]
-	if pg == nil {
-		pg = make([]int64, 1<<h.m)
-		h.pages[p] = pg
+	if h.pages[p] == nil {
+		h.pages[p] = make([]int64, 1<<h.m)
 	}
-	pg[idx&(1<<h.m-1)]++
-	h.total++
 }
 
 // add adds the counts of o (of the same significant digits) to h.

@@ -337,6 +337,18 @@ func (r *Recorder) Flush() {
 			h.clamped++
 			v = min(max(v, 0), c.highest)
 		}
+		if s.kind <= kindMiss && h.lat != nil && h.ival != nil {
+			// A success or a miss, the common case: counted without a
+			// branch on which (kindMiss is 1, kindSuccess 0), which a
+			// store's hits and misses would mispredict.
+			m := int64(s.kind)
+			h.successes += 1 - m
+			h.misses += m
+			h.ivalMisses += m
+			h.lat.record(v) // v is in [0, highest]
+			h.ival.record(v)
+			continue
+		}
 		var dst **pagedHist
 		switch s.kind {
 		case kindSuccess:
@@ -381,8 +393,7 @@ func (r *Recorder) Flush() {
 		}
 	}
 	st.mu.Unlock()
-	clear(r.buf)
-	r.buf = r.buf[:0]
+	r.buf = r.buf[:0] // samples hold no pointers: nothing to clear
 }
 
 // Record records one call of op that took d (LinkBench's latency,
