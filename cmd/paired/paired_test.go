@@ -442,3 +442,21 @@ func TestPerFlagLimits(t *testing.T) {
 		t.Errorf("-java-dummy without -generator: %v", err)
 	}
 }
+
+// TestNoRatioOfZeros: values that print as zero get no ratio (a
+// counter moved by the tools' own status polls, not by requests).
+func TestNoRatioOfZeros(t *testing.T) {
+	if !bothZero([]float64{0.0001, 0.0004}, 3) || bothZero([]float64{0.0001, 0.002}, 3) || bothZero([]float64{0, 10}, 0) {
+		t.Fatal("bothZero")
+	}
+	mk := func(tmp int64) *measurement {
+		return &measurement{requests: 100000, reportRate: 1000, status: map[string]int64{"Created_tmp_tables": tmp}}
+	}
+	var b strings.Builder
+	printTable(&b, "t", []string{"java", "go"}, result{"java": {nil, mk(3)}, "go": {nil, mk(20)}})
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "server Created_tmp_tables/req") && !strings.HasSuffix(strings.TrimSpace(l), "-") {
+			t.Errorf("ratio printed beside zeros: %q", l)
+		}
+	}
+}

@@ -189,7 +189,7 @@ func printTable(w io.Writer, title string, names []string, res result) {
 		}
 		if both {
 			ratio := "-"
-			if len(got) == 2 && got[0] != 0 && !r.noRatio {
+			if len(got) == 2 && got[0] != 0 && !r.noRatio && !bothZero(got, r.prec) {
 				ratio = strconv.FormatFloat(got[1]/got[0], 'f', 2, 64)
 			}
 			fmt.Fprintf(w, " %9s", ratio)
@@ -239,13 +239,24 @@ func printMedians(w io.Writer, names []string, results []result) {
 		switch {
 		case !both:
 			fmt.Fprintf(w, "  %s", spread(per[0], r.prec))
-		case r.noRatio || len(ratios) == 0:
+		case r.noRatio || len(ratios) == 0 || bothZero([]float64{median(per[0]), median(per[1])}, r.prec):
 			fmt.Fprintf(w, "  -")
 		default:
 			fmt.Fprintf(w, "  %s", medianSpread(ratios, 2))
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// bothZero reports whether every value of v prints as zero at prec
+// decimals: a ratio of such values means nothing to the reader.
+func bothZero(v []float64, prec int) bool {
+	for _, x := range v {
+		if strings.Trim(strconv.FormatFloat(x, 'f', prec, 64), "-0.") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // medianSpread formats the median of v and, when v has more than one
