@@ -384,7 +384,7 @@ func (s *server) cpu() (time.Duration, bool) {
 
 // status reads the server's global status counters (SHOW GLOBAL STATUS):
 // the statement counters (statusVars and every other Com_*), the counters
-// of background writing (flushVars) and of the work per statement
+// of background writing (Innodb_data_written, Innodb_buffer_pool_pages_*, Rocksdb_*) and of the work per statement
 // (workVars); a counter the server does not have (ROCKSDB's without the
 // engine) is missing from the map, and so are the non-numeric ones.
 func (s *server) status(ctx context.Context) (map[string]int64, error) {

@@ -7,14 +7,6 @@ import (
 	"time"
 )
 
-// flushVars are the server's counters of background writing: read before
-// each measured phase until the server is quiet, and reported per run.
-var flushVars = []string{
-	"Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_total",
-	"Innodb_data_written", "Innodb_buffer_pool_pages_flushed", "Innodb_os_log_written",
-	"Rocksdb_bytes_written", "Rocksdb_flush_write_bytes", "Rocksdb_compact_write_bytes", "Rocksdb_stall_micros",
-}
-
 // The settling rule: the server is quiet when, over the last settleWindow
 // (settleSamples samples one settlePoll apart), InnoDB wrote less than
 // quietBytesPerSec (Innodb_data_written), ROCKSDB's flushes and
