@@ -17,15 +17,7 @@ import (
 // linkbench-go request phase on MariaDB): every line but total, the empty
 // errors cells as 0.
 func TestParseStrace(t *testing.T) {
-	f, err := os.Open("testdata/strace-go-6.1.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := parseStrace(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := parseStraceFile(t, "testdata/strace-go-6.1.txt")
 	if len(c) != 48 {
 		t.Errorf("%d system calls, want 48", len(c))
 	}
@@ -84,15 +76,7 @@ func TestParseStraceTotals(t *testing.T) {
 // wider than its column (older strace's fixed widths) is read from the
 // line's fields instead of being cut.
 func TestParseStraceTables(t *testing.T) {
-	f, err := os.Open("testdata/strace-personalities.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := parseStrace(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := parseStraceFile(t, "testdata/strace-personalities.txt")
 	want := map[string]syscallCount{
 		"read":                   {1010, 999},
 		"futex":                  {123456799, 100002},
@@ -459,4 +443,20 @@ func TestNoRatioOfZeros(t *testing.T) {
 			t.Errorf("ratio printed beside zeros: %q", l)
 		}
 	}
+}
+
+// parseStraceFile parses the strace summary in file, failing the test on
+// an error.
+func parseStraceFile(t *testing.T, file string) map[string]syscallCount {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := parseStrace(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
