@@ -407,6 +407,7 @@ func (p *loadProgress) update(id1s, links, counts int64) {
 
 // linkLoader is one link-loading worker (LinkBench's LinkBenchLoad thread).
 type linkLoader struct {
+	_         cacheLinePad // written per link: off another loader's lines
 	w         *workload
 	plan      loadPlan
 	stores    []store.Store
@@ -445,6 +446,7 @@ type linkLoader struct {
 	// repeats counts the links whose id2 repeated an earlier one of their
 	// (id1, link_type) (randomid2max > 0): stores upsert them.
 	repeats int64
+	_       cacheLinePad // off the next loader's lines
 }
 
 func newLinkLoader(w *workload, plan loadPlan, stores []store.Store, rec *stats.Recorder) (*linkLoader, error) {

@@ -75,7 +75,7 @@ func (fastMode) requesterSources(w *workload, seed int64) []requestSource {
 	// the shards before it.
 	base := uint64(w.cfg.Shard.Index) * uint64(w.cfg.Requesters)
 	for i := range s {
-		s[i] = &fastSource{Rand: rand.New(uint64(seed), streamRequester, base+uint64(i)), pick: &w.pick, start: &w.opStart}
+		s[i] = &fastSource{Rand: newOwnedRand(uint64(seed), streamRequester, base+uint64(i)), pick: &w.pick, start: &w.opStart}
 	}
 	return s
 }
@@ -266,7 +266,7 @@ func (p *fastPlan) chunk(cfg *Config, k int64) (db int, c, lo, hi int64) {
 }
 
 func (p *fastPlan) startChunk(ll *linkLoader, db int, c int64) {
-	ll.src = rand.New(p.seed, streamLinkChunk, uint64(db)<<40|uint64(c))
+	ll.src = newOwnedRand(p.seed, streamLinkChunk, uint64(db)<<40|uint64(c))
 	// Each chunk rebuilds the generator's lazy state from its own stream.
 	ll.gen.Reset()
 }
@@ -276,7 +276,7 @@ func (p *fastPlan) nodeSource(db int, c int64, gen distributions.DataGen) distri
 	// stream: a shard loading every N-th chunk writes what one process
 	// writes.
 	gen.Reset()
-	return rand.New(p.seed, streamNodes, uint64(db)<<40|uint64(c))
+	return newOwnedRand(p.seed, streamNodes, uint64(db)<<40|uint64(c))
 }
 
 func (*fastPlan) countRow(_, distinct, _, newestKept int64) (count, time int64) {

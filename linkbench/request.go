@@ -412,6 +412,7 @@ func (p *requestProgress) add(n int64) (logged bool) {
 // requester is one request worker: its own random stream, recorder,
 // payload generators, id2 chooser, history cache and buffers.
 type requester struct {
+	_  cacheLinePad // off the lines of whatever was allocated before it
 	w  *workload
 	id int
 	// src is the random source (*rand.Rand or *JavaRandom: the payload
@@ -452,6 +453,7 @@ type requester struct {
 	failures                        *failureLog
 	// For the end line (reference §6.3): outcomes and history queries.
 	found, notFound, historyQueries, listQueries int64
+	_                                            cacheLinePad // written per request: off the next requester's lines
 }
 
 // newRequester builds requester i, drawing from src and recording into

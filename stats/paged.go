@@ -28,6 +28,10 @@ type pagedHist struct {
 	m     uint      // hdrhistogram-go's subBucketHalfCountMagnitude
 	pages [][]int64 // pages[p][i]: the count of flat index p<<m + i; nil until used
 	total int64
+	// A histogram of one stripe is written (total) while another's,
+	// allocated next to it, is written by another worker's flush: each
+	// on lines of its own (false sharing).
+	_ [128 - 40]byte
 }
 
 // halfMagnitude is hdrhistogram-go's subBucketHalfCountMagnitude for

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -287,5 +288,27 @@ func TestIntervalQuantileAllocatesLittle(t *testing.T) {
 	t.Logf("Quantile: %.0f bytes per call; Distribution: %.0f", got, dist)
 	if got > 16<<10 {
 		t.Errorf("IntervalOp.Quantile allocates %.0f bytes per call, want <= 16 KiB (Distribution: %.0f)", got, dist)
+	}
+}
+
+// TestWrittenStateApart: a Recorder (written per value) and a stripe's
+// histograms and counts (written per flushed value) start and end with 128
+// bytes nothing writes, or are 128 bytes of their own, so that another
+// worker's, allocated next to them, never shares their lines (false
+// sharing).
+func TestWrittenStateApart(t *testing.T) {
+	var r Recorder
+	if off := unsafe.Offsetof(r.c); off < 128 {
+		t.Errorf("Recorder: first field at offset %d, want >= 128", off)
+	}
+	if tail := unsafe.Sizeof(r) - (unsafe.Offsetof(r.scratch) + unsafe.Sizeof(r.scratch)); tail < 128 {
+		t.Errorf("Recorder: %d bytes after its last field, want >= 128", tail)
+	}
+	var h opHists
+	if tail := unsafe.Sizeof(h) - (unsafe.Offsetof(h.ivalClasses) + unsafe.Sizeof(h.ivalClasses)); tail < 128 {
+		t.Errorf("opHists: %d bytes after its last field, want >= 128", tail)
+	}
+	if n := unsafe.Sizeof(pagedHist{}); n != 128 {
+		t.Errorf("pagedHist: %d bytes, want 128 (a size class of its own lines)", n)
 	}
 }

@@ -154,6 +154,7 @@ type opHists struct {
 	ivalErrors, ivalMisses, ivalAbandoned         int64
 	classes                                       map[uint16]int64 // errors by class id
 	ivalClasses                                   map[uint16]int64 // errors by class id since the last Interval
+	_                                             [128]byte        // written per value: off another stripe's lines (false sharing)
 }
 
 // stripe is a shard of a Collector's histograms.
@@ -266,6 +267,7 @@ type sample struct {
 // Collector starts a new interval. A Recorder is not safe for concurrent
 // use: give each worker goroutine its own. Recording allocates nothing.
 type Recorder struct {
+	_     [128]byte // off another worker's lines (false sharing): it writes buf and calls per value
 	c     *Collector
 	st    *stripe
 	buf   []sample
@@ -275,7 +277,8 @@ type Recorder struct {
 	calls, errs [NumOps]int64 // this worker's calls and errors (for -csvstream's totals)
 	stream      *[NumOps]streamOp
 	classCache  map[string]uint16
-	scratch     []byte // WriteInterval's
+	scratch     []byte    // WriteInterval's
+	_           [128]byte // off the next worker's lines
 }
 
 // NewRecorder returns a Recorder of a Collector of its own: the form for one
