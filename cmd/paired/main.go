@@ -111,10 +111,12 @@ var statusVars = []string{"Com_begin", "Com_commit", "Com_rollback", "Com_stmt_e
 
 // workVars are the server's counters of the work behind the statements,
 // reported per request: the bytes each way (a client's extra protocol
-// packets show here) and the handler calls and rows the engines did.
+// packets show here), the handler calls and rows the engines did, and
+// InnoDB's row lock waits (Innodb_row_lock_time in ms: a run bound by lock
+// waits, not CPU, shows here and in the cores' busy share).
 var workVars = []string{"Bytes_received", "Bytes_sent", "Handler_commit", "Handler_read_key", "Handler_read_next",
 	"Handler_read_prev", "Handler_read_rnd_next", "Handler_write", "Handler_update", "Handler_delete",
-	"Innodb_rows_read", "Created_tmp_tables", "Select_scan"}
+	"Innodb_rows_read", "Innodb_row_lock_waits", "Innodb_row_lock_time", "Created_tmp_tables", "Select_scan"}
 
 // clkTck is the kernel's USER_HZ, the unit of /proc/PID/stat's CPU times
 // (100 on every Linux ABI Go supports).

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -459,4 +460,31 @@ func parseStraceFile(t *testing.T, file string) map[string]syscallCount {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestBusyAndLockRows: the cores' busy share is the client's and the
+// server's CPU over the run's wall time and the machine's cores, and the
+// row lock waits are reported per request.
+func TestBusyAndLockRows(t *testing.T) {
+	m := &measurement{requests: 1000, reportRate: 100, hasServer: true, wall: 10 * time.Second,
+		user: 2 * time.Second, sys: time.Second, serverCPU: 5 * time.Second,
+		status: map[string]int64{"Innodb_row_lock_waits": 250, "Innodb_row_lock_time": 4000}}
+	want := map[string]float64{
+		fmt.Sprintf("request client+server CPU %% of %d cores", runtime.NumCPU()): 80 / float64(runtime.NumCPU()),
+		"server Innodb_row_lock_waits/req":                                        0.25,
+		"server Innodb_row_lock_time/req":                                         4,
+	}
+	for _, r := range rows(nil) {
+		w, ok := want[r.name]
+		if !ok {
+			continue
+		}
+		delete(want, r.name)
+		if got, ok := r.value(nil, m); !ok || math.Abs(got-w) > 1e-9 {
+			t.Errorf("%s = %v, %v; want %v", r.name, got, ok, w)
+		}
+	}
+	for name := range want {
+		t.Errorf("no row %q", name)
+	}
 }

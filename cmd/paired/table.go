@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,15 @@ func rows(statusNames []string) []row {
 			return perReq(q, q.serverCPU)
 		}},
 		{name: "request client peak RSS MiB", val: func(q *measurement) (float64, bool) { return float64(q.maxRSS) / 1024, true }},
+		// How much of the machine the client and the server kept busy: a
+		// run whose rate is bound by the server's lock waits rather than
+		// CPU leaves the cores idle, whatever the client costs.
+		{name: fmt.Sprintf("request client+server CPU %% of %d cores", runtime.NumCPU()), prec: 1, val: func(q *measurement) (float64, bool) {
+			if !q.hasServer || q.wall <= 0 {
+				return 0, false
+			}
+			return 100 * float64(q.user+q.sys+q.serverCPU) / float64(q.wall) / float64(runtime.NumCPU()), true
+		}},
 	}
 	for _, n := range statusNames {
 		r = append(r, row{name: "stmts/req " + n, prec: 3, val: func(q *measurement) (float64, bool) {
