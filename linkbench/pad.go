@@ -1,16 +1,19 @@
 package linkbench
 
-import "pgregory.net/rand"
+import (
+	"pgregory.net/rand"
+
+	"github.com/linkbench-go/linkbench/internal/cacheline"
+)
 
 // cacheLinePad keeps what one worker writes on every request or link (its
-// random generator's state, its counters) off the cache lines of another
-// worker's state: two 64-byte lines, as x86's adjacent-line prefetcher
-// moves lines in pairs. Without it, the 48-byte generators of requesters
-// made one after another shared lines: each draw of one requester
-// invalidated the other's copy (false sharing), and with 2 requesters on 2
-// cores the generator's draws took a quarter of the discard store's CPU
-// (pprof: sfc64.next64 27 % flat, against 7 % with one requester).
-type cacheLinePad [128]byte
+// random generator's state, its counters) off another worker's lines (see
+// cacheline.Pad). Without it, the 48-byte generators of requesters made one
+// after another shared lines: each draw of one requester invalidated the
+// other's copy (false sharing), and with 2 requesters on 2 cores the
+// generator's draws took a quarter of the discard store's CPU (pprof:
+// sfc64.next64 25-27 % flat, 6 % padded).
+type cacheLinePad = cacheline.Pad
 
 // ownedRand is a random generator alone on its cache lines (see
 // cacheLinePad).

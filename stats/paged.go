@@ -5,6 +5,8 @@ import (
 	"math/bits"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/linkbench-go/linkbench/internal/cacheline"
 )
 
 // pagedHist is an HDR histogram of lowest discernible value 1 (every
@@ -31,7 +33,7 @@ type pagedHist struct {
 	// A histogram of one stripe is written (total) while another's,
 	// allocated next to it, is written by another worker's flush: each
 	// on lines of its own (false sharing).
-	_ [128 - 40]byte
+	_ [cacheline.Size - 40]byte
 }
 
 // halfMagnitude is hdrhistogram-go's subBucketHalfCountMagnitude for

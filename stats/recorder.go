@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/linkbench-go/linkbench/internal/cacheline"
 )
 
 // Outcome is the result of one store call: Success, Miss (the call worked
@@ -154,7 +156,7 @@ type opHists struct {
 	ivalErrors, ivalMisses, ivalAbandoned         int64
 	classes                                       map[uint16]int64 // errors by class id
 	ivalClasses                                   map[uint16]int64 // errors by class id since the last Interval
-	_                                             [128]byte        // written per value: off another stripe's lines (false sharing)
+	_                                             cacheline.Pad    // written per value: off another stripe's lines (false sharing)
 }
 
 // stripe is a shard of a Collector's histograms.
@@ -267,7 +269,7 @@ type sample struct {
 // Collector starts a new interval. A Recorder is not safe for concurrent
 // use: give each worker goroutine its own. Recording allocates nothing.
 type Recorder struct {
-	_     [128]byte // off another worker's lines (false sharing): it writes buf and calls per value
+	_     cacheline.Pad // off another worker's lines (false sharing): it writes buf and calls per value
 	c     *Collector
 	st    *stripe
 	buf   []sample
@@ -277,8 +279,8 @@ type Recorder struct {
 	calls, errs [NumOps]int64 // this worker's calls and errors (for -csvstream's totals)
 	stream      *[NumOps]streamOp
 	classCache  map[string]uint16
-	scratch     []byte    // WriteInterval's
-	_           [128]byte // off the next worker's lines
+	scratch     []byte        // WriteInterval's
+	_           cacheline.Pad // off the next worker's lines
 }
 
 // NewRecorder returns a Recorder of a Collector of its own: the form for one
