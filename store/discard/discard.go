@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/linkbench-go/linkbench/internal/cacheline"
 	"github.com/linkbench-go/linkbench/store"
 )
 
@@ -23,8 +24,16 @@ import (
 // database is the Store itself, sharing one node id sequence). It is safe
 // for concurrent use; the zero value is not usable: call New.
 type Store struct {
-	next   atomic.Int64
+	// closed, read by every call, and next, written by every AddNode,
+	// live on cache lines of their own (and apart from whatever the
+	// allocator places beside the Store): together, each AddNode would
+	// invalidate every other worker's copy of closed, and its next call
+	// would wait for the line.
+	_      cacheline.Pad
 	closed atomic.Bool
+	_      cacheline.Pad
+	next   atomic.Int64
+	_      cacheline.Pad
 }
 
 // New returns a Store whose node sequence starts at 1.
