@@ -23,12 +23,15 @@ var ErrEmptyStore = errors.New("the graph is not loaded")
 // the same check before it sends anything; a caller that writes output
 // files can call CheckLoaded first.
 //
-// The check asks the store's store.Checker for its node count and id range
-// (store.AsChecker, so wrappers built on store.Forward keep it): on a SQL
-// store, a count of the node table, which takes seconds for tens of
-// millions of nodes (a caller that knows the graph is loaded can set
-// allow_empty_store to skip it). A store
-// without that capability is not checked: a probe with GetNode could not
+// The check asks the store's store.NodeProber whether it holds a node in
+// that range (store.AsNodeProber, so wrappers built on store.Forward keep
+// it): on a SQL store, one primary-key lookup that reads at most one row.
+// A store without it but with a store.Checker is asked for its node count
+// and id range instead: on a SQL store a count of the node table, which
+// takes seconds for tens of millions of nodes and reads the whole table
+// (a caller that knows the graph is loaded can set allow_empty_store to
+// skip it); so is one whose probe found nothing, to say what it holds. A
+// store with neither capability is not checked: a probe with GetNode could not
 // tell an empty store from one that stores nothing by design (store/discard)
 // or one whose probed nodes were deleted by an earlier request phase, and
 // its calls would show in a trace of the run.
@@ -64,15 +67,30 @@ func requestStores(ctx context.Context, cfg *Config, st store.Store) ([]store.St
 
 func checkLoaded(ctx context.Context, cfg *Config, stores []store.Store, names []string) error {
 	for i, s := range stores {
+		if p, ok := store.AsNodeProber(s); ok {
+			found, err := p.HasNodeIn(ctx, cfg.StartID1, cfg.MaxID1)
+			if err != nil {
+				return fmt.Errorf("nodes of database %s: %w", names[i], err)
+			}
+			if found {
+				continue
+			}
+		}
 		ch, ok := store.AsChecker(s)
 		if !ok {
+			if _, probed := store.AsNodeProber(s); probed {
+				return fmt.Errorf("request phase: database %s holds no node in [startid1, maxid1) = [%d, %d): %w; set allow_empty_store = true to run requests on it anyway",
+					names[i], cfg.StartID1, cfg.MaxID1, ErrEmptyStore)
+			}
 			continue
 		}
+		// Without a NodeProber, or to say what the database holds when
+		// the probe found nothing: NodeStats counts every node.
 		ns, err := ch.NodeStats(ctx)
 		if err != nil {
 			return fmt.Errorf("nodes of database %s: %w", names[i], err)
 		}
-		if ns.Count > 0 && ns.MaxID >= cfg.StartID1 && ns.MinID < cfg.MaxID1 {
+		if _, probed := store.AsNodeProber(s); !probed && ns.Count > 0 && ns.MaxID >= cfg.StartID1 && ns.MinID < cfg.MaxID1 {
 			continue
 		}
 		held := "no nodes"

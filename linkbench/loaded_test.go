@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkbench-go/linkbench/store"
 	"github.com/linkbench-go/linkbench/store/discard"
 	"github.com/linkbench-go/linkbench/store/memstore"
 )
@@ -89,5 +90,81 @@ func TestRequestRefusesNodesOutsideRange(t *testing.T) {
 	}
 	if _, err := Request(ctx, two, st); !errors.Is(err, ErrEmptyStore) {
 		t.Errorf("Request, dbcount = 2 with linkdb1 empty: %v", err)
+	}
+}
+
+// statsCounter is a store that counts its NodeStats and HasNodeIn calls;
+// without probe it hides the NodeProber capability (a Checker alone).
+type statsCounter struct {
+	store.Forward
+	probe         bool
+	stats, probes int
+}
+
+func (s *statsCounter) Capabilities() store.Capability {
+	c := s.Forward.Capabilities()
+	if !s.probe {
+		c &^= store.CapNodeProbe
+	}
+	return c
+}
+
+func (s *statsCounter) NodeStats(ctx context.Context) (store.NodeStats, error) {
+	s.stats++
+	return s.Forward.NodeStats(ctx)
+}
+
+func (s *statsCounter) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	s.probes++
+	return s.Forward.HasNodeIn(ctx, lo, hi)
+}
+
+// TestCheckLoadedProbes: on a store.NodeProber the loaded-graph check is
+// one HasNodeIn(startid1, maxid1) and no NodeStats (which counts every
+// node: on a SQL store, a scan of the node table LinkBench never makes);
+// NodeStats only names what an empty range's database holds. A Checker
+// without the probe is still checked with NodeStats. The probe is exact
+// where NodeStats' id range is not: nodes on both sides of the range and
+// none inside are refused.
+func TestCheckLoadedProbes(t *testing.T) {
+	ctx := context.Background()
+	m := memstore.New()
+	cfg := smallConfig(101)
+	cfg.NLinksFunc, cfg.NLinksDefault = "const", 2
+	if _, err := Load(ctx, cfg, m); err != nil {
+		t.Fatal(err)
+	}
+	s := &statsCounter{Forward: store.Forward{Inner: m}, probe: true}
+	if err := CheckLoaded(ctx, cfg, s); err != nil {
+		t.Fatalf("loaded store: %v", err)
+	}
+	if s.probes != 1 || s.stats != 0 {
+		t.Errorf("loaded store: %d HasNodeIn, %d NodeStats calls; want 1 and 0", s.probes, s.stats)
+	}
+	far := cfg
+	far.StartID1, far.MaxID1 = 1000, 2000
+	err := CheckLoaded(ctx, far, s)
+	if !errors.Is(err, ErrEmptyStore) || !strings.Contains(err.Error(), "100 nodes with ids 1..100, none in [startid1, maxid1) = [1000, 2000)") {
+		t.Errorf("nodes outside the range: %v", err)
+	}
+	if s.probes != 2 || s.stats != 1 {
+		t.Errorf("after the refused range: %d HasNodeIn, %d NodeStats calls; want 2 and 1", s.probes, s.stats)
+	}
+
+	old := &statsCounter{Forward: store.Forward{Inner: m}}
+	if err := CheckLoaded(ctx, cfg, old); err != nil || old.probes != 0 || old.stats != 1 {
+		t.Errorf("a Checker without the probe: %v, %d HasNodeIn, %d NodeStats calls; want nil, 0, 1", err, old.probes, old.stats)
+	}
+
+	// Nodes 1..100, none in [40, 60): NodeStats' range (1..100) overlaps it.
+	for id := int64(40); id < 60; id++ {
+		if _, err := m.DeleteNode(ctx, 2048, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gap := cfg
+	gap.StartID1, gap.MaxID1 = 40, 60
+	if err := CheckLoaded(ctx, gap, s); !errors.Is(err, ErrEmptyStore) {
+		t.Errorf("no node in [40, 60), nodes on both sides: %v, want ErrEmptyStore", err)
 	}
 }

@@ -39,11 +39,13 @@ const (
 	CapIdleCloser
 	// CapEngineMetrics: the store implements EngineMetrics.
 	CapEngineMetrics
+	// CapNodeProbe: the store implements NodeProber.
+	CapNodeProbe
 )
 
 // capNames are the capabilities' names, in bit order.
 var capNames = [...]string{"BulkLinks", "BulkNodes", "Databases", "Checker", "Sessions",
-	"Schema", "Contents", "Counters", "Server", "Connections", "IdleCloser", "EngineMetrics"}
+	"Schema", "Contents", "Counters", "Server", "Connections", "IdleCloser", "EngineMetrics", "NodeProbe"}
 
 // Has reports whether c includes every capability of x.
 func (c Capability) Has(x Capability) bool { return c&x == x }
@@ -118,6 +120,9 @@ func Capabilities(s Store) Capability {
 	if _, ok := s.(EngineMetrics); ok {
 		c |= CapEngineMetrics
 	}
+	if _, ok := s.(NodeProber); ok {
+		c |= CapNodeProbe
+	}
 	return c
 }
 
@@ -132,6 +137,9 @@ func AsDatabases(s Store) (Databases, bool) { return as[Databases](s, CapDatabas
 
 // AsChecker returns s as a Checker when s has CapChecker.
 func AsChecker(s Store) (Checker, bool) { return as[Checker](s, CapChecker) }
+
+// AsNodeProber returns s as a NodeProber when s has CapNodeProbe.
+func AsNodeProber(s Store) (NodeProber, bool) { return as[NodeProber](s, CapNodeProbe) }
 
 // AsSessions returns s as Sessions when s has CapSessions.
 func AsSessions(s Store) (Sessions, bool) { return as[Sessions](s, CapSessions) }
@@ -373,6 +381,15 @@ func (f Forward) NodeStats(ctx context.Context) (NodeStats, error) {
 	return c.NodeStats(ctx)
 }
 
+// HasNodeIn forwards to Inner's NodeProber.
+func (f Forward) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	p, ok := AsNodeProber(f.Inner)
+	if !ok {
+		return false, unsupported(f.Inner, "HasNodeIn")
+	}
+	return p.HasNodeIn(ctx, lo, hi)
+}
+
 // CheckCounts forwards to Inner's Checker.
 func (f Forward) CheckCounts(ctx context.Context, limit int) ([]CountMismatch, int64, error) {
 	c, ok := AsChecker(f.Inner)
@@ -476,6 +493,7 @@ var (
 	_ BulkNodeLoader    = Forward{}
 	_ Databases         = Forward{}
 	_ Checker           = Forward{}
+	_ NodeProber        = Forward{}
 	_ Sessions          = Forward{}
 	_ SchemaCreator     = Forward{}
 	_ Contents          = Forward{}

@@ -36,7 +36,7 @@ type plain struct{ store.Store }
 
 func TestCapabilities(t *testing.T) {
 	m := memstore.New()
-	all := store.CapBulkLinks | store.CapBulkNodes | store.CapDatabases | store.CapChecker
+	all := store.CapBulkLinks | store.CapBulkNodes | store.CapDatabases | store.CapChecker | store.CapNodeProbe
 	if got := store.Capabilities(m); got != all {
 		t.Errorf("memstore: %v, want %v", got, all)
 	}
@@ -47,6 +47,28 @@ func TestCapabilities(t *testing.T) {
 	}
 	if got := store.Capabilities(plain{m}); got != 0 {
 		t.Errorf("a plain Store reports %v", got)
+	}
+	// HasNodeIn through the wrapper: memstore's answer, and
+	// errors.ErrUnsupported for a wrapper of a plain Store.
+	ctx := context.Background()
+	id, err := m.AddNode(ctx, store.Node{Type: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := store.AsNodeProber(w)
+	if !ok {
+		t.Fatal("the wrapper lost NodeProber")
+	}
+	for _, c := range []struct {
+		lo, hi int64
+		want   bool
+	}{{id, id + 1, true}, {id + 1, id + 100, false}, {id - 5, id, false}, {id, id, false}} {
+		if got, err := p.HasNodeIn(ctx, c.lo, c.hi); err != nil || got != c.want {
+			t.Errorf("HasNodeIn(%d, %d) through the wrapper = %v, %v; want %v (node %d)", c.lo, c.hi, got, err, c.want, id)
+		}
+	}
+	if _, err := (store.Forward{Inner: plain{m}}).HasNodeIn(ctx, 0, 10); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("HasNodeIn of a Forward around a plain Store: %v, want errors.ErrUnsupported", err)
 	}
 	// A wrapper of a store without capabilities reports none, and its
 	// capability methods say so.

@@ -291,6 +291,19 @@ type CountMismatch struct {
 	Visible  int64 // the number of visible links
 }
 
+// NodeProber is an optional capability of a store that can tell cheaply
+// whether it holds a node in an id range: the request phase's check that
+// the graph is loaded (linkbench.CheckLoaded) uses it rather than
+// Checker.NodeStats, which counts every node (on a SQL store, a scan of
+// the node table that LinkBench never issues, reading it through the
+// cache before the measured phase).
+type NodeProber interface {
+	// HasNodeIn reports whether the store holds a node with an id in
+	// [lo, hi) (false when lo >= hi), reading at most one node: on a SQL
+	// store, one index lookup.
+	HasNodeIn(ctx context.Context, lo, hi int64) (bool, error)
+}
+
 // Checker is an optional capability used by consistency checks after a run.
 type Checker interface {
 	// NodeStats returns the number of nodes and the smallest and largest id.

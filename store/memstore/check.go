@@ -32,6 +32,31 @@ func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 	return st, nil
 }
 
+// HasNodeIn reports whether the database holds a node with an id in
+// [lo, hi). It locks one stripe at a time and stops at the first such
+// node. Errors: ctx's error or store.ErrClosed, wrapped.
+func (s *Store) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	if err := s.check(ctx, "HasNodeIn"); err != nil {
+		return false, err
+	}
+	for i := range s.db.nodes {
+		sh := &s.db.nodes[i]
+		sh.mu.RLock()
+		found := false
+		for id := range sh.m {
+			if id >= lo && id < hi {
+				found = true
+				break
+			}
+		}
+		sh.mu.RUnlock()
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // CheckCounts verifies, for every (id1, link_type) holding links (hidden
 // ones included), that the count CountLinks reports equals the number of
 // visible links found by walking the whole list, and that the list's

@@ -27,6 +27,33 @@ func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 	return st, nil
 }
 
+// HasNodeIn reports whether the node table holds a node with an id in
+// [lo, hi): one lookup of the primary key (SELECT id ... LIMIT 1), which
+// reads at most one row. Errors: see the package documentation.
+func (s *Store) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	if err := s.check(ctx, "HasNodeIn"); err != nil {
+		return false, err
+	}
+	if lo >= hi {
+		return false, nil
+	}
+	q := "SELECT id FROM " + s.q.node + " WHERE id >= ? AND id < ? ORDER BY id LIMIT 1"
+	var found bool
+	err := s.c.eng.Retry(ctx, sqlstore.OpHasNodeIn, s.name, true, func(int) error {
+		var id int64
+		err := s.c.db.QueryRowContext(ctx, q, lo, hi).Scan((*scanI64)(&id))
+		found = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	return found, nil
+}
+
 // pairsSQL selects every (id1, link_type) with a link or a count row.
 func (s *Store) pairsSQL() string {
 	return "SELECT id1, link_type FROM " + s.q.link + " GROUP BY id1, link_type" +

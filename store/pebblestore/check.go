@@ -46,6 +46,30 @@ func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 	return st, nil
 }
 
+// HasNodeIn reports whether a node row has an id in [lo, hi): one seek of
+// an iterator bounded to that range. Errors: ctx's, Pebble's, or
+// store.ErrClosed, wrapped.
+func (s *Store) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	g, err := s.enter(ctx, "HasNodeIn")
+	if err != nil {
+		return false, err
+	}
+	defer leave(g)
+	if lo >= hi {
+		return false, nil
+	}
+	var lk, hk [nodeKeyLen]byte
+	it, err := s.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: nodeKey(&lk, lo), UpperBound: nodeKey(&hk, hi)})
+	if err != nil {
+		return false, fmt.Errorf("pebblestore: HasNodeIn: %w", err)
+	}
+	found := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return false, fmt.Errorf("pebblestore: HasNodeIn: %w", err)
+	}
+	return found, nil
+}
+
 // CheckCounts compares, for every (id1, link_type) with links or a count
 // row, the count row with the visible link rows, and checks that the
 // id1_type index has as many entries, visible and hidden, as the link

@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 	if o := ps.Options(); o.Dir != dir || o.Sync != pebblestore.SyncOff {
 		t.Errorf("Options() = %+v", o)
 	}
-	want := store.CapBulkLinks | store.CapBulkNodes | store.CapChecker | store.CapContents | store.CapServer | store.CapEngineMetrics
+	want := store.CapBulkLinks | store.CapBulkNodes | store.CapChecker | store.CapContents | store.CapServer | store.CapEngineMetrics | store.CapNodeProbe
 	if got := store.Capabilities(st); got != want {
 		t.Errorf("capabilities %v, want %v", got, want)
 	}

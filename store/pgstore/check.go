@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -45,6 +46,26 @@ func (s *Store) NodeStats(ctx context.Context) (store.NodeStats, error) {
 			Scan(&st.Count, &st.MinID, &st.MaxID)
 	})
 	return st, err
+}
+
+// HasNodeIn reports whether the node table holds a node with an id in
+// [lo, hi): one lookup of the primary key (SELECT id ... LIMIT 1), which
+// reads at most one row. Errors: see the package documentation.
+func (s *Store) HasNodeIn(ctx context.Context, lo, hi int64) (bool, error) {
+	var found bool
+	err := s.admin(ctx, sqlstore.OpHasNodeIn, func(c *conn) error {
+		if lo >= hi {
+			return nil
+		}
+		var id int64
+		err := c.pc.QueryRow(ctx, "SELECT id FROM "+s.q.node+" WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 1", lo, hi).Scan(&id)
+		found = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	return found, err
 }
 
 // visibleSQL aggregates the visible links of every (id1, link_type) with

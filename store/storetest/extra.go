@@ -303,6 +303,47 @@ func testChecker(h *harness) {
 	}
 }
 
+// testNodeProber: HasNodeIn finds a node in a range exactly when one of
+// the store's nodes has an id there (lo inclusive, hi exclusive), sees
+// additions and deletions, and answers false for an empty range. Skipped
+// when the store is not a store.NodeProber.
+func testNodeProber(h *harness) {
+	p, ok := store.AsNodeProber(h.base)
+	if !ok {
+		h.t.Skip("store does not implement store.NodeProber")
+	}
+	has := func(lo, hi int64, want bool) {
+		h.t.Helper()
+		got, err := p.HasNodeIn(h.ctx, lo, hi)
+		if err != nil {
+			h.t.Fatalf("HasNodeIn(%d, %d): %v", lo, hi, err)
+		}
+		if got != want {
+			h.t.Fatalf("HasNodeIn(%d, %d) = %v, want %v", lo, hi, got, want)
+		}
+	}
+	h.reset(100)
+	has(0, 1<<62, false)
+	for range 5 {
+		h.addNode(store.Node{ID: -1, Type: store.DefaultNodeType, Version: 1, Time: 1})
+	}
+	// Nodes 100..104.
+	has(100, 105, true)
+	has(0, 101, true)
+	has(104, 105, true)
+	has(0, 100, false)
+	has(105, 1<<62, false)
+	has(102, 102, false)
+	has(103, 101, false)
+	h.deleteNode(store.DefaultNodeType, 100)
+	h.deleteNode(store.DefaultNodeType, 104)
+	has(100, 101, false)
+	has(104, 200, false)
+	has(100, 102, true)
+	h.reset(1)
+	has(0, 1<<62, false)
+}
+
 // testDatabases: two databases of a store.Databases are independent, and
 // asking for a name again serves the same data. Skipped when the store is
 // not a store.Databases.

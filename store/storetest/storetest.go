@@ -83,6 +83,7 @@ func RunWithOptions(t *testing.T, newStore func(t *testing.T) store.Store, o Run
 		{"NodeBulk", testNodeBulk},
 		{"NodeBinary", testNodeBinary},
 		{"Checker", testChecker},
+		{"NodeProber", testNodeProber},
 		{"Contents", testContents},
 		{"Counters", testCounters},
 		{"Databases", func(h *harness) { testDatabases(h, o.DatabaseNames) }},

@@ -62,6 +62,7 @@ const (
 	OpSession
 	OpOpen
 	OpSchema
+	OpHasNodeIn
 	NumOps
 )
 
@@ -69,6 +70,7 @@ var opNames = [NumOps]string{
 	"AddLink", "UpdateLink", "DeleteLink", "GetLink", "MultigetLinks", "GetLinkList", "CountLinks",
 	"AddBulkLinks", "AddBulkCounts", "ResetNodeStore", "AddNode", "AddBulkNodes", "GetNode",
 	"UpdateNode", "DeleteNode", "NodeStats", "CheckCounts", "Warm", "Session", "Open", "Schema",
+	"HasNodeIn",
 }
 
 // String returns the method's name.
