@@ -67,7 +67,8 @@ func requestStores(ctx context.Context, cfg *Config, st store.Store) ([]store.St
 
 func checkLoaded(ctx context.Context, cfg *Config, stores []store.Store, names []string) error {
 	for i, s := range stores {
-		if p, ok := store.AsNodeProber(s); ok {
+		p, probed := store.AsNodeProber(s)
+		if probed {
 			found, err := p.HasNodeIn(ctx, cfg.StartID1, cfg.MaxID1)
 			if err != nil {
 				return fmt.Errorf("nodes of database %s: %w", names[i], err)
@@ -76,27 +77,24 @@ func checkLoaded(ctx context.Context, cfg *Config, stores []store.Store, names [
 				continue
 			}
 		}
-		ch, ok := store.AsChecker(s)
-		if !ok {
-			if _, probed := store.AsNodeProber(s); probed {
-				return fmt.Errorf("request phase: database %s holds no node in [startid1, maxid1) = [%d, %d): %w; set allow_empty_store = true to run requests on it anyway",
-					names[i], cfg.StartID1, cfg.MaxID1, ErrEmptyStore)
+		held := fmt.Sprintf("no node in [startid1, maxid1) = [%d, %d)", cfg.StartID1, cfg.MaxID1)
+		if ch, ok := store.AsChecker(s); ok {
+			// Without a NodeProber, or to say what the database holds when
+			// the probe found nothing: NodeStats counts every node.
+			ns, err := ch.NodeStats(ctx)
+			if err != nil {
+				return fmt.Errorf("nodes of database %s: %w", names[i], err)
 			}
-			continue
-		}
-		// Without a NodeProber, or to say what the database holds when
-		// the probe found nothing: NodeStats counts every node.
-		ns, err := ch.NodeStats(ctx)
-		if err != nil {
-			return fmt.Errorf("nodes of database %s: %w", names[i], err)
-		}
-		if _, probed := store.AsNodeProber(s); !probed && ns.Count > 0 && ns.MaxID >= cfg.StartID1 && ns.MinID < cfg.MaxID1 {
-			continue
-		}
-		held := "no nodes"
-		if ns.Count > 0 {
-			held = fmt.Sprintf("%d nodes with ids %d..%d, none in [startid1, maxid1) = [%d, %d)",
-				ns.Count, ns.MinID, ns.MaxID, cfg.StartID1, cfg.MaxID1)
+			if !probed && ns.Count > 0 && ns.MaxID >= cfg.StartID1 && ns.MinID < cfg.MaxID1 {
+				continue
+			}
+			held = "no nodes"
+			if ns.Count > 0 {
+				held = fmt.Sprintf("%d nodes with ids %d..%d, none in [startid1, maxid1) = [%d, %d)",
+					ns.Count, ns.MinID, ns.MaxID, cfg.StartID1, cfg.MaxID1)
+			}
+		} else if !probed {
+			continue // neither capability: not checked
 		}
 		return fmt.Errorf("request phase: database %s holds %s: %w; set allow_empty_store = true to run requests on it anyway",
 			names[i], held, ErrEmptyStore)
