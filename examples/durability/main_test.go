@@ -112,9 +112,6 @@ func TestCISizedRun(t *testing.T) {
 	var out bytes.Buffer
 	writeTable(&out, o, results)
 	t.Logf("whole matrix in %.1f s:\n%s", took.Seconds(), out.String())
-	if took > 3*time.Minute {
-		t.Errorf("the CI-sized run took %v, want under 3 minutes", took)
-	}
 	if len(results) != 24 {
 		t.Fatalf("%d results, want 24 (3 engines x 2 binlog x 2 durability x 2 replica)", len(results))
 	}
