@@ -75,9 +75,10 @@
 // truncated before each load. Java's MariaDB Connector/J needs the server
 // started with character-set-server=latin1 and
 // skip-character-set-client-handshake for binary payloads. Both tools connect with -dsn's
-// user, address and password (none when -dsn has none), whatever the
-// configuration file holds; the password is never printed nor put on a
-// command line.
+// user, address and password (MYSQL_PWD's when -dsn has none), whatever
+// the configuration file holds; the password is never printed nor put on
+// the tools' command lines (give -dsn without it, and MYSQL_PWD, to keep it
+// off paired's own).
 package main
 
 import (
@@ -98,9 +99,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf16"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/linkbench-go/linkbench/internal/properties"
 	"github.com/linkbench-go/linkbench/linkbench"
 	"github.com/linkbench-go/linkbench/store/mysqlstore"
 )
@@ -172,7 +175,7 @@ func parse(args []string) (*options, error) {
 	fs := flag.NewFlagSet("paired", flag.ContinueOnError)
 	fs.StringVar(&o.dsn, "dsn", "", "go-sql-driver `DSN` of the server, e.g. user:pw@tcp(127.0.0.1:3306)/ (required)")
 	fs.StringVar(&o.java, "java", "", "`path` of a Java LinkBench launcher (built outside this repository); empty: linkbench-go alone")
-	fs.StringVar(&o.config, "config", "", "LinkBench .properties `file` for both tools (default: config/LinkConfigMysql.properties beside the Java launcher; without -java, the shipped workload)")
+	fs.StringVar(&o.config, "config", "", "LinkBench .properties `file` for both tools (default: config/LinkConfigMysql.properties beside the Java launcher or in the directory above it; without -java, the shipped workload)")
 	fs.StringVar(&o.linkbench, "linkbench", "", "`path` of the linkbench-go binary (default: built from ./cmd/linkbench)")
 	fs.StringVar(&o.engine, "engine", "innodb", "table engine: innodb or rocksdb (rocksdb: both tools run in READ COMMITTED, as MyRocks runs do)")
 	fs.StringVar(&o.db, "db", "lbpaired", "dbprefix: the tools use the database `prefix`0 (its tables are truncated before each load)")
@@ -189,13 +192,24 @@ func parse(args []string) (*options, error) {
 	fs.BoolVar(&o.syscalls, "syscalls", false, "after the measured pairs, one extra pair under strace -f -c: system calls per request (its timings are not measurements)")
 	fs.BoolVar(&o.generator, "generator", false, "measure the workload generators alone, no server: Java with its dummy store (-java-dummy), linkbench-go with -store discard; -dsn is not needed")
 	fs.StringVar(&o.dummy, "java-dummy", "com.facebook.LinkBench.DummyLinkStore", "with -generator: the `class` Java LinkBench uses as its link and node store")
-	fs.Var(&o.defs, "D", "extra configuration `key=value` for both tools (repeatable)")
+	fs.Var(&o.defs, "D", "extra configuration `key=value` for both tools (repeatable; maxid1, loaders, requesters, maxtime, dbprefix and engine set the flags)")
 	fs.StringVar(&o.goArgs, "go-args", "", "extra `flags` for linkbench-go only, space-separated (e.g. -gomaxprocs 2)")
+	// A bad flag gets one line (the flag package's error), not the whole
+	// usage; -h prints the usage.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return nil, usageErr{err}
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.Usage()
+			return nil, err
+		}
+		return nil, usageErr{fmt.Errorf("%w (paired -h lists the flags)", err)}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := flagDefs(o, set); err != nil {
+		return nil, err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageErr{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
@@ -243,7 +257,7 @@ func parse(args []string) (*options, error) {
 		}
 	}
 	if o.java != "" && o.config == "" {
-		o.config = filepath.Join(filepath.Dir(o.java), "config", "LinkConfigMysql.properties")
+		o.config = defaultConfig(o.java)
 	}
 	// Everything that can be checked is checked before the server is
 	// touched (tables created or truncated).
@@ -282,7 +296,134 @@ func parse(args []string) (*options, error) {
 	if err := checkIdent(o.db); err != nil {
 		return nil, usageErr{fmt.Errorf("-db %q: %v", o.db, err)}
 	}
+	if o.config != "" {
+		if err := checkHome(o.config); err != nil {
+			return nil, usageErr{err}
+		}
+	}
 	return o, nil
+}
+
+// defaultConfig returns the configuration file paired uses with -java and
+// no -config: config/LinkConfigMysql.properties beside the launcher, or,
+// when there is none, in the directory above it (a LinkBench checkout,
+// whose launcher is bin/linkbench).
+func defaultConfig(java string) string {
+	dir := filepath.Dir(java)
+	p := filepath.Join(dir, "config", "LinkConfigMysql.properties")
+	if _, err := os.Stat(p); err != nil {
+		if q := filepath.Join(filepath.Dir(dir), "config", "LinkConfigMysql.properties"); fileExists(q) {
+			return q
+		}
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// flagKeys are the configuration keys paired sets from its own flags; a
+// -D of one of them sets the flag (it must agree with the flag when both
+// are given), so that both tools and paired's header agree.
+var flagKeys = map[string]string{
+	"maxid1": "maxid1", "loaders": "loaders", "requesters": "requesters", "maxtime": "maxtime",
+	"dbprefix": "db", "engine": "engine",
+}
+
+// connectionKeys are the keys both tools take from -dsn.
+var connectionKeys = map[string]bool{"user": true, "password": true, "host": true, "port": true}
+
+// flagDefs applies the -D keys that paired's flags own (flagKeys) to o and
+// removes them from o.defs; it refuses the connection keys (-dsn gives
+// them) and dbcount (paired uses one database), never echoing a value.
+func flagDefs(o *options, set map[string]bool) error {
+	var rest defs
+	for _, d := range o.defs {
+		k, v, ok := strings.Cut(d, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case !ok:
+			rest = append(rest, d) // refused later, "want key=value"
+			continue
+		case connectionKeys[k]:
+			return usageErr{fmt.Errorf("-D %s: both tools connect with -dsn's user, address and password; give them there", k)}
+		case k == "dbcount":
+			return usageErr{fmt.Errorf("-D dbcount: paired uses one database, -db's prefix followed by 0")}
+		}
+		name, owned := flagKeys[k]
+		if !owned {
+			rest = append(rest, d)
+			continue
+		}
+		var err error
+		var was string
+		switch name {
+		case "maxid1":
+			was = strconv.FormatInt(o.maxid1, 10)
+			o.maxid1, err = strconv.ParseInt(v, 10, 64)
+		case "loaders":
+			was = strconv.Itoa(o.loaders)
+			o.loaders, err = strconv.Atoi(v)
+		case "requesters":
+			was = strconv.Itoa(o.requesters)
+			o.requesters, err = strconv.Atoi(v)
+		case "maxtime":
+			was = strconv.FormatInt(int64(o.maxtime/time.Second), 10)
+			var secs int64
+			secs, err = strconv.ParseInt(v, 10, 64)
+			o.maxtime = time.Duration(secs) * time.Second
+		case "db":
+			was, o.db = o.db, v
+		case "engine":
+			was, o.engine = o.engine, strings.ToLower(v)
+		}
+		if err != nil {
+			return usageErr{fmt.Errorf("-D %s=%s: want a whole number (it sets -%s)", k, v, name)}
+		}
+		if set[name] && was != v && !(name == "engine" && strings.EqualFold(was, v)) {
+			return usageErr{fmt.Errorf("-D %s=%s and -%s %s disagree: give one", k, v, name, was)}
+		}
+		set[name] = true
+	}
+	o.defs = rest
+	return nil
+}
+
+// checkHome refuses a configuration file whose relative workload_file or
+// data_file linkbench-go would not find under the LinkBench home paired
+// gives it ($LINKBENCH_HOME, else the directory above the file's): it
+// would fail (workload_file), or quietly use its built-in out-degree
+// (data_file) where Java reads the file, after the tables were touched.
+func checkHome(config string) error {
+	f, err := os.Open(config)
+	if err != nil {
+		return fmt.Errorf("-config %s: %w", config, err)
+	}
+	defer f.Close()
+	props, err := properties.Read(f)
+	if err != nil {
+		return fmt.Errorf("-config %s: %w", config, err)
+	}
+	home, fromEnv := os.Getenv("LINKBENCH_HOME"), true
+	if home == "" {
+		home, fromEnv = filepath.Dir(filepath.Dir(absPath(config))), false
+	}
+	for _, pr := range props {
+		key, v := pr.Key, pr.Value
+		if key != "workload_file" && key != "data_file" || v == "" || filepath.IsAbs(v) {
+			continue
+		}
+		if p := filepath.Join(home, v); !fileExists(p) {
+			how := "the directory above the configuration file's (set LINKBENCH_HOME to the LinkBench home that holds it)"
+			if fromEnv {
+				how = "$LINKBENCH_HOME"
+			}
+			return fmt.Errorf("-config %s: %s %q is not in %s: not found at %s", config, key, v, how, p)
+		}
+	}
+	return nil
 }
 
 // graphDefs returns the configuration keys of the graph for both tools:
@@ -328,6 +469,11 @@ func openServer(ctx context.Context, dsn string, needTCP bool) (*server, error) 
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, usageErr{fmt.Errorf("-dsn %s: %v", mysqlstore.RedactDSN(dsn), err)}
+	}
+	if cfg.Passwd == "" {
+		// As linkbench-go and the MySQL client: a DSN without a password
+		// takes MYSQL_PWD's, which keeps it off paired's command line.
+		cfg.Passwd = os.Getenv("MYSQL_PWD")
 	}
 	var host, port string
 	switch {
@@ -583,6 +729,11 @@ func run(args []string, stdout io.Writer) error {
 		}
 		defer s.db.Close()
 	}
+	if s != nil && o.skipLoad {
+		if err := checkLoaded(ctx, s, o.db+"0"); err != nil {
+			return err
+		}
+	}
 	logf, err := os.CreateTemp("", "paired-"+time.Now().Format("20060102-150405")+"-*.log")
 	if err != nil {
 		return err
@@ -590,12 +741,6 @@ func run(args []string, stdout io.Writer) error {
 	defer logf.Close()
 	logPath := logf.Name()
 	fmt.Fprintf(stdout, "paired: tool output in %s\n", logPath)
-
-	if s != nil && o.skipLoad {
-		if err := checkLoaded(ctx, s, o.db+"0"); err != nil {
-			return err
-		}
-	}
 	if s != nil {
 		// The tables, once, for both tools.
 		st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: o.dsn, DBPrefix: o.db, Engine: engineOf(o.engine)})
@@ -828,8 +973,8 @@ func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []strin
 		goBase = append(goBase, "-c", config)
 	}
 	goBase = append(goBase, strings.Fields(o.goArgs)...)
-	// MYSQL_PWD: -dsn's password, even an empty one (a MYSQL_PWD in
-	// paired's environment would otherwise reach linkbench-go alone).
+	// MYSQL_PWD: -dsn's password (MYSQL_PWD's when -dsn has none), even
+	// an empty one.
 	goEnv := []string{"MYSQL_PWD=" + s.cfg.Passwd}
 	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
 		// LinkBench resolves the config's relative paths (workload_file,
@@ -860,8 +1005,19 @@ func checkGoArgs(ctx context.Context, lb, goArgs string) error {
 // checkLoaded refuses -skip-load on a database without loaded tables:
 // the request phases would run on what they write themselves.
 func checkLoaded(ctx context.Context, s *server, db string) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// In READ COMMITTED, whatever the server's global isolation: MyRocks
+	// refuses a read in another (error 4057), and paired sets the global
+	// isolation for -engine rocksdb only after this check.
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+		return err
+	}
 	var one int
-	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM "+quoteIdent(db)+".nodetable LIMIT 1").Scan(&one)
+	err = conn.QueryRowContext(ctx, "SELECT 1 FROM "+quoteIdent(db)+".nodetable LIMIT 1").Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return usageErr{fmt.Errorf("-skip-load: %s.nodetable is empty: load the tables first (run paired without -skip-load)", db)}
@@ -912,7 +1068,10 @@ func privateConfig(dir, config, password string) (string, error) {
 	return p, nil
 }
 
-// escapeProperty escapes a value for a Java .properties file.
+// escapeProperty escapes a value for a Java .properties file, which Java
+// reads as ISO-8859-1: every character outside printable ASCII is written
+// as \uXXXX (UTF-16 code units, a surrogate pair above U+FFFF), so that a
+// UTF-8 password reaches Java as the same characters.
 func escapeProperty(v string) string {
 	var b strings.Builder
 	for i, c := range v {
@@ -921,6 +1080,11 @@ func escapeProperty(v string) string {
 			b.WriteByte('\\')
 		case c == ' ' && i == 0:
 			b.WriteByte('\\')
+		case c < 0x20 || c > 0x7e:
+			for _, u := range utf16.Encode([]rune{c}) {
+				fmt.Fprintf(&b, "\\u%04x", u)
+			}
+			continue
 		}
 		b.WriteRune(c)
 	}

@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/linkbench-go/linkbench/internal/properties"
+	"github.com/linkbench-go/linkbench/internal/testdb"
 )
 
 // TestRowsWithoutLoad checks that a pair measured with -skip-load (no load
@@ -199,5 +201,171 @@ func TestPairToolsNoPassword(t *testing.T) {
 	}
 	if goEnv := tools[1].env; !slices.Contains(goEnv, "MYSQL_PWD=") {
 		t.Errorf("linkbench-go's environment %q: want MYSQL_PWD emptied", goEnv)
+	}
+}
+
+// TestFlagKeysWithD: a -D of a key that one of paired's flags owns sets
+// the flag (so that the header, paired's own checks and both tools
+// agree), a -D that disagrees with the flag is refused, and the
+// connection keys and dbcount are refused without echoing a value. Before,
+// -D dbprefix=x was passed to the tools after paired had truncated its
+// -db tables, and -D requesters=2 ran 2 requesters under a header saying 16.
+func TestFlagKeysWithD(t *testing.T) {
+	dsn := []string{"-dsn", "u:p@tcp(127.0.0.1:1)/"}
+	o, err := parse(append(slices.Clone(dsn), "-D", "requesters=4", "-D", "maxtime=7", "-D", "dbprefix=x", "-D", "maxid1=501",
+		"-D", "loaders=3", "-D", "engine=ROCKSDB", "-D", "nlinks_default=5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.requesters != 4 || o.maxtime != 7*time.Second || o.db != "x" || o.maxid1 != 501 || o.loaders != 3 || o.engine != "rocksdb" {
+		t.Errorf("parse = %+v: want requesters 4, maxtime 7s, db x, maxid1 501, loaders 3, engine rocksdb", o)
+	}
+	if want := (defs{"nlinks_default=5"}); !slices.Equal(o.defs, want) {
+		t.Errorf("defs %q, want %q (the flags' keys are the flags now)", o.defs, want)
+	}
+	if o, err := parse(append(slices.Clone(dsn), "-requesters", "4", "-D", "requesters=4")); err != nil || o.requesters != 4 {
+		t.Errorf("-requesters 4 -D requesters=4: %+v, %v", o, err)
+	}
+	for _, args := range [][]string{
+		{"-requesters", "16", "-D", "requesters=2"},
+		{"-maxtime", "4s", "-D", "maxtime=2"},
+		{"-db", "a", "-D", "dbprefix=b"},
+		{"-D", "dbprefix=a-b"},
+		{"-D", "requesters=two"},
+		{"-D", "requesters=0"},
+		{"-D", "maxtime=0"},
+		{"-D", "engine=myisam"},
+		{"-D", "dbcount=2"},
+		{"-D", "password=s3cret-value"},
+		{"-D", "user=s3cret-value"},
+		{"-D", "host=s3cret-value"},
+		{"-D", "port=s3cret-value"},
+	} {
+		_, err := parse(append(slices.Clone(dsn), args...))
+		if _, ok := err.(usageErr); !ok {
+			t.Errorf("%v: %v, want a usage error", args, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%v: the error echoes the value: %v", args, err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: the error is not one line: %q", args, err)
+		}
+	}
+}
+
+// TestBadFlagOneLine: a flag that does not parse gets one line naming it,
+// not the flag package's whole usage.
+func TestBadFlagOneLine(t *testing.T) {
+	for _, args := range [][]string{{"-requesters", "abc"}, {"-bogus"}, {"-maxtime", "x"}} {
+		_, err := parse(append([]string{"-dsn", "u@tcp(127.0.0.1:1)/"}, args...))
+		if _, ok := err.(usageErr); !ok {
+			t.Errorf("%v: %v, want a usage error", args, err)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, strings.TrimPrefix(args[0], "-")) {
+			t.Errorf("%v: %q, want one line naming the flag", args, msg)
+		}
+	}
+}
+
+// TestEscapePropertyNonASCII: Java reads a .properties file as ISO-8859-1,
+// so a password's characters outside printable ASCII are written as
+// \uXXXX escapes (a surrogate pair above U+FFFF); the properties reader
+// both tools' copies go through gives the password back. Before, "pä" was
+// written as UTF-8 bytes and Java was refused access.
+func TestEscapePropertyNonASCII(t *testing.T) {
+	for _, pw := range []string{"pä", "€uro", "a\tb", "😀x", " lead", `Zq#:= x!\`} {
+		esc := escapeProperty(pw)
+		for _, c := range esc {
+			if c < 0x20 || c > 0x7e {
+				t.Errorf("%q: escaped %q holds %q", pw, esc, c)
+			}
+		}
+		props, err := properties.Read(strings.NewReader("password=" + esc + "\n"))
+		if err != nil || len(props) != 1 || props[0].Value != pw {
+			t.Errorf("%q: escaped %q reads back as %+v, %v", pw, esc, props, err)
+		}
+	}
+	if got := escapeProperty("pä"); got != `p\u00e4` {
+		t.Errorf("escapeProperty(pä) = %q, want p\\u00e4", got)
+	}
+}
+
+// TestConfigHome: a configuration file whose relative workload_file is
+// not under the LinkBench home linkbench-go would get is refused before
+// the server is touched, saying where it looked; LINKBENCH_HOME fixes it.
+// The default configuration is found beside the launcher or in the
+// checkout above bin/.
+func TestConfigHome(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"FBWorkload.properties", "LinkConfigMysql.properties"} {
+		if err := os.WriteFile(filepath.Join(home, "config", f), []byte("workload_file=config/FBWorkload.properties\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "mine.properties")
+	if err := os.WriteFile(other, []byte("workload_file = config/FBWorkload.properties\nmaxid1=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LINKBENCH_HOME", "")
+	if err := checkHome(filepath.Join(home, "config", "LinkConfigMysql.properties")); err != nil {
+		t.Errorf("the home's own config: %v", err)
+	}
+	err := checkHome(other)
+	if err == nil || !strings.Contains(err.Error(), "workload_file") || !strings.Contains(err.Error(), "LINKBENCH_HOME") {
+		t.Errorf("config outside a home: %v, want a refusal naming workload_file and LINKBENCH_HOME", err)
+	}
+	if _, err := parse([]string{"-dsn", "u@tcp(127.0.0.1:1)/", "-config", other}); err == nil {
+		t.Error("parse accepted a -config outside a LinkBench home")
+	}
+	t.Setenv("LINKBENCH_HOME", home)
+	if err := checkHome(other); err != nil {
+		t.Errorf("with LINKBENCH_HOME: %v", err)
+	}
+
+	bin := filepath.Join(home, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := defaultConfig(filepath.Join(bin, "linkbench")), filepath.Join(home, "config", "LinkConfigMysql.properties"); got != want {
+		t.Errorf("defaultConfig(bin/linkbench) = %s, want %s", got, want)
+	}
+	if got, want := defaultConfig(filepath.Join(home, "linkbench-java")), filepath.Join(home, "config", "LinkConfigMysql.properties"); got != want {
+		t.Errorf("defaultConfig(launcher beside config/) = %s, want %s", got, want)
+	}
+}
+
+// TestDSNPasswordFromEnv: a -dsn without a password takes MYSQL_PWD's (so
+// that it need not be on paired's command line), as linkbench-go does;
+// before, paired connected without one (1045). Needs the MySQL test
+// server, and a password on its DSN.
+func TestDSNPasswordFromEnv(t *testing.T) {
+	cfg, err := mysql.ParseDSN(testdb.MySQLDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Passwd == "" {
+		t.Skip("the test server's DSN has no password")
+	}
+	pw := cfg.Passwd
+	cfg.Passwd = ""
+	t.Setenv("MYSQL_PWD", pw)
+	s, err := openServer(t.Context(), cfg.FormatDSN(), false)
+	if err != nil {
+		t.Fatalf("with MYSQL_PWD: %v", err)
+	}
+	s.db.Close()
+	if s.cfg.Passwd != pw {
+		t.Error("the server's config does not hold MYSQL_PWD's password (the tools would not get it)")
+	}
+	t.Setenv("MYSQL_PWD", "")
+	if s, err := openServer(t.Context(), cfg.FormatDSN(), false); err == nil {
+		s.db.Close()
+		t.Error("connected without a password")
 	}
 }

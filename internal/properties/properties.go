@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -253,26 +254,43 @@ func unescapeProperty(s string, trimTrailing bool) (string, error) {
 			if i+5 > len(s) {
 				return "", fmt.Errorf("malformed \\uXXXX escape in %q", s)
 			}
-			var r rune
-			for _, h := range []byte(s[i+1 : i+5]) {
-				d, ok := hexDigit(h)
-				if !ok {
-					return "", fmt.Errorf("malformed \\uXXXX escape in %q", s)
+			r, ok := hex4(s[i+1 : i+5])
+			if !ok {
+				return "", fmt.Errorf("malformed \\uXXXX escape in %q", s)
+			}
+			i += 4
+			// A UTF-16 surrogate pair written as two escapes is one
+			// character, as in Java's strings.
+			if utf16.IsSurrogate(r) && r < 0xdc00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if lo, ok := hex4(s[i+3 : i+7]); ok && lo >= 0xdc00 && lo <= 0xdfff {
+					r = utf16.DecodeRune(r, lo)
+					i += 6
 				}
-				r = r<<4 | rune(d)
 			}
 			if utf8.ValidRune(r) {
 				b.WriteRune(r)
 			} else {
 				b.WriteRune(utf8.RuneError)
 			}
-			i += 4
 		default:
 			// A multi-byte UTF-8 character after a backslash stands for itself.
 			b.WriteByte(c)
 		}
 	}
 	return b.String(), nil
+}
+
+// hex4 returns the value of four hexadecimal digits.
+func hex4(h string) (rune, bool) {
+	var r rune
+	for _, c := range []byte(h) {
+		d, ok := hexDigit(c)
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }
 
 func hexDigit(c byte) (byte, bool) {

@@ -144,3 +144,20 @@ func TestReadBinary(t *testing.T) {
 		t.Errorf("text with tab, form feed, CR: %q", got)
 	}
 }
+
+// TestSurrogatePairEscape: a character above U+FFFF written as two \u
+// escapes (a UTF-16 surrogate pair, as Java writes it) reads as that one
+// character; a lone surrogate stays U+FFFD.
+func TestSurrogatePairEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		`k=\ud83d\ude00x`: "😀x",
+		`k=\ud83dx`:       "\uFFFDx",
+		`k=\ude00`:        "\uFFFD",
+		`k=\u00e4\u20ac`:  "ä€",
+	} {
+		props, err := Read(strings.NewReader(in + "\n"))
+		if err != nil || len(props) != 1 || props[0].Value != want {
+			t.Errorf("%s: %+v, %v; want %q", in, props, err, want)
+		}
+	}
+}
