@@ -311,10 +311,8 @@ func parse(args []string) (*options, error) {
 func defaultConfig(java string) string {
 	dir := filepath.Dir(java)
 	p := filepath.Join(dir, "config", "LinkConfigMysql.properties")
-	if _, err := os.Stat(p); err != nil {
-		if q := filepath.Join(filepath.Dir(dir), "config", "LinkConfigMysql.properties"); fileExists(q) {
-			return q
-		}
+	if q := filepath.Join(filepath.Dir(dir), "config", "LinkConfigMysql.properties"); !fileExists(p) && fileExists(q) {
+		return q
 	}
 	return p
 }
@@ -391,6 +389,12 @@ func flagDefs(o *options, set map[string]bool) error {
 	return nil
 }
 
+// guessedHome is the LinkBench home paired gives linkbench-go when
+// LINKBENCH_HOME is not set: the directory above the configuration file's
+// (a home holds config/), where the config's relative workload_file and
+// data_file are resolved.
+func guessedHome(config string) string { return filepath.Dir(filepath.Dir(absPath(config))) }
+
 // checkHome refuses a configuration file whose relative workload_file or
 // data_file linkbench-go would not find under the LinkBench home paired
 // gives it ($LINKBENCH_HOME, else the directory above the file's): it
@@ -408,7 +412,7 @@ func checkHome(config string) error {
 	}
 	home, fromEnv := os.Getenv("LINKBENCH_HOME"), true
 	if home == "" {
-		home, fromEnv = filepath.Dir(filepath.Dir(absPath(config))), false
+		home, fromEnv = guessedHome(config), false
 	}
 	for _, pr := range props {
 		key, v := pr.Key, pr.Value
@@ -979,7 +983,7 @@ func pairTools(o *options, s *server, tmp, lb string, withDefs func(argv []strin
 	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
 		// LinkBench resolves the config's relative paths (workload_file,
 		// data_file) under its home: the directory holding config/.
-		goEnv = append(goEnv, "LINKBENCH_HOME="+filepath.Dir(filepath.Dir(absPath(o.config))))
+		goEnv = append(goEnv, "LINKBENCH_HOME="+guessedHome(o.config))
 	}
 	tools = append(tools, tool{name: "go", env: goEnv, argv: func(string) []string {
 		return withDefs(append([]string(nil), goBase...), "engine="+o.engine)
@@ -1045,7 +1049,7 @@ func generatorTools(o *options, lb string, withDefs func(argv []string, extra ..
 	goBase = append(goBase, strings.Fields(o.goArgs)...)
 	var goEnv []string
 	if o.config != "" && os.Getenv("LINKBENCH_HOME") == "" {
-		goEnv = append(goEnv, "LINKBENCH_HOME="+filepath.Dir(filepath.Dir(absPath(o.config))))
+		goEnv = append(goEnv, "LINKBENCH_HOME="+guessedHome(o.config))
 	}
 	tools = append(tools, tool{name: "go", env: goEnv, argv: func(string) []string {
 		return withDefs(append([]string(nil), goBase...))
