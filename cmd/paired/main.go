@@ -283,14 +283,22 @@ func parse(args []string) (*options, error) {
 		}
 		o.strace = p
 	}
+	// A launcher, binary or file named relative to the working directory
+	// stays that file when paired runs it (exec looks a bare name up in
+	// PATH).
+	o.java, o.linkbench, o.config = absIfSet(o.java), absIfSet(o.linkbench), absIfSet(o.config)
 	cfg := linkbench.DefaultConfig()
 	for _, d := range append(graphDefs(o), o.defs...) {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok {
 			return nil, usageErr{fmt.Errorf("-D %q: want key=value", d)}
 		}
-		if err := cfg.Set(strings.TrimSpace(k), strings.TrimSpace(v)); err != nil {
-			return nil, usageErr{fmt.Errorf("-D %s: %w", d, err)}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if err := cfg.Set(k, v); err != nil {
+			return nil, usageErr{fmt.Errorf("-D %s: %w", k, err)}
+		}
+		if k == "debuglevel" && !slices.Contains([]string{"TRACE", "DEBUG", "INFO"}, strings.ToUpper(v)) {
+			return nil, usageErr{fmt.Errorf("-D debuglevel=%s: want TRACE, DEBUG or INFO (paired reads the tools' INFO lines: their results)", v)}
 		}
 	}
 	if err := checkIdent(o.db); err != nil {
@@ -301,7 +309,66 @@ func parse(args []string) (*options, error) {
 			return nil, usageErr{err}
 		}
 	}
+	if err := checkConfig(o); err != nil {
+		return nil, usageErr{err}
+	}
 	return o, nil
+}
+
+// absIfSet returns p made absolute, "" for "".
+func absIfSet(p string) string {
+	if p == "" {
+		return ""
+	}
+	return absPath(p)
+}
+
+// checkConfig validates the configuration both tools get (the file, the
+// graph's keys, the run's and the -D keys) as linkbench-go will, so that a
+// value out of range is refused before the server is touched, and refuses
+// table names other than LinkBench's: paired creates and truncates
+// linktable, counttable and nodetable.
+func checkConfig(o *options) error {
+	over := map[string]string{}
+	for _, d := range slices.Concat(graphDefs(o), runDefs(o), o.defs) {
+		k, v, _ := strings.Cut(d, "=")
+		over[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	// The connection keys of the file are -dsn's for both tools: dropped
+	// here (ParseProperties checks and drops them without a Connection).
+	home := os.Getenv("LINKBENCH_HOME")
+	if home == "" && o.config != "" {
+		home = guessedHome(o.config)
+	}
+	cfg, err := linkbench.ParseProperties(o.config, linkbench.PropertiesOptions{Overrides: over, Home: home})
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		if o.config != "" {
+			return fmt.Errorf("-config %s with paired's keys: %w", o.config, err)
+		}
+		return err
+	}
+	for _, t := range [][2]string{{"linktable", cfg.Store.LinkTable}, {"counttable", cfg.Store.CountTable}, {"nodetable", cfg.Store.NodeTable}} {
+		if t[1] != "" && t[1] != t[0] {
+			return fmt.Errorf("%s = %q: paired creates and truncates LinkBench's tables linktable, counttable and nodetable in -db's database; give the default names", t[0], t[1])
+		}
+	}
+	return nil
+}
+
+// runDefs are the keys of the run both tools get besides the graph's and
+// -D's: paired's flags, one database, no request count limit.
+func runDefs(o *options) []string {
+	return []string{
+		"loaders=" + strconv.Itoa(o.loaders),
+		"requesters=" + strconv.Itoa(o.requesters),
+		"maxtime=" + strconv.Itoa(int(o.maxtime/time.Second)),
+		"requests=1000000000",
+		"dbprefix=" + o.db,
+		"dbcount=1",
+	}
 }
 
 // defaultConfig returns the configuration file paired uses with -java and
@@ -345,7 +412,7 @@ func flagDefs(o *options, set map[string]bool) error {
 		case !ok:
 			rest = append(rest, d) // refused later, "want key=value"
 			continue
-		case connectionKeys[k]:
+		case connectionKeys[strings.ToLower(k)]:
 			return usageErr{fmt.Errorf("-D %s: both tools connect with -dsn's user, address and password; give them there", k)}
 		case k == "dbcount":
 			return usageErr{fmt.Errorf("-D dbcount: paired uses one database, -db's prefix followed by 0")}
@@ -626,17 +693,20 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 		hasServer bool
 		err       error
 	)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: interrupted", name)
+	}
 	if s != nil {
 		if st0, err = s.status(ctx); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: the server's status before it: %w", name, err)
 		}
 		c0, hasServer = s.cpu()
 		x0, _ = s.ctxSwitches()
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	// Its own process group, stopped whole on cancellation (SIGINT or
-	// SIGTERM to paired): a launcher script's java child goes too.
+	// Its own process group, stopped whole on cancellation (a signal to
+	// paired: SIGINT, SIGTERM, SIGHUP, a closed output): a launcher script's java child goes too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
@@ -647,18 +717,20 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	runErr := cmd.Run()
 	wall := time.Since(t0)
 	if ctx.Err() != nil {
-		// SIGINT or SIGTERM: the status query would fail too.
+		// A signal: the status query would fail too.
 		return nil, fmt.Errorf("%s: interrupted", name)
+	}
+	if runErr != nil {
+		// The tool's own failure first: the server's status may fail for
+		// the same reason (a server that went away).
+		return nil, fmt.Errorf("%s: %w: %s (all its output is in the log)", name, runErr, lastLines(out.String(), 3))
 	}
 	if s != nil {
 		c1, _ = s.cpu()
 		x1, _ = s.ctxSwitches()
 		if st1, err = s.status(ctx); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: the server's status after it: %w", name, err)
 		}
-	}
-	if runErr != nil {
-		return nil, fmt.Errorf("%s: %w: %s (all its output is in the log)", name, runErr, lastLines(out.String(), 3))
 	}
 	m := &measurement{wall: wall, serverCPU: c1 - c0, serverCS: x1 - x0, hasServer: hasServer, status: map[string]int64{}, start: st0, end: st1}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -678,6 +750,15 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	if g := reqRE.FindStringSubmatch(text); g != nil {
 		m.requests, _ = strconv.ParseInt(g[1], 10, 64)
 		m.reportRate, _ = strconv.ParseFloat(g[3], 64)
+	}
+	// A tool that exits 0 without its phase's result line measured
+	// nothing paired can compare (a debuglevel above INFO in the
+	// configuration file hides it; a launcher that is not LinkBench's).
+	switch want := argv[len(argv)-1]; {
+	case want == "-l" && loadRE.FindStringIndex(text) == nil:
+		return nil, fmt.Errorf("%s: exited without its \"LOAD PHASE COMPLETED\" line (a debuglevel above INFO hides it; all its output is in the log)", name)
+	case want == "-r" && reqRE.FindStringIndex(text) == nil:
+		return nil, fmt.Errorf("%s: exited without its \"REQUEST PHASE COMPLETED\" line (a debuglevel above INFO hides it; all its output is in the log)", name)
 	}
 	return m, nil
 }
@@ -706,7 +787,10 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) and SIGPIPE (paired's output piped into
+	// a reader that left) end the run like SIGINT and SIGTERM: the tools
+	// stopped, the isolation restored, the private configuration removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 
 	tmp, err := os.MkdirTemp("", "paired-")
@@ -747,12 +831,7 @@ func run(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "paired: tool output in %s\n", logPath)
 	if s != nil {
 		// The tables, once, for both tools.
-		st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: o.dsn, DBPrefix: o.db, Engine: engineOf(o.engine)})
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		if err := st.CreateSchema(ctx, "", mysqlstore.SchemaOptions{IfNotExists: true}); err != nil {
+		if err := createTables(ctx, s, o); err != nil {
 			return err
 		}
 	}
@@ -761,19 +840,11 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "paired: the server's global isolation is READ COMMITTED for the run (Java LinkBench has no session setting for it); %s is restored at the end, also on SIGINT or SIGTERM\n", old)
+		fmt.Fprintf(stdout, "paired: the server's global isolation is READ COMMITTED for the run (Java LinkBench has no session setting for it); %s is restored at the end, also on SIGINT, SIGTERM or SIGHUP\n", old)
 		defer restore()
 	}
 
-	common := append(graphDefs(o),
-		"loaders="+strconv.Itoa(o.loaders),
-		"requesters="+strconv.Itoa(o.requesters),
-		"maxtime="+strconv.Itoa(int(o.maxtime/time.Second)),
-		"requests=1000000000",
-		"dbprefix="+o.db,
-		"dbcount=1",
-	)
-	common = append(common, o.defs...)
+	common := slices.Concat(graphDefs(o), runDefs(o), o.defs)
 	withDefs := func(argv []string, extra ...string) []string {
 		for _, d := range slices.Concat(common, extra) {
 			argv = append(argv, "-D", d)
@@ -891,6 +962,18 @@ func run(args []string, stdout io.Writer) error {
 		return syscallPair(ctx, stdout, logPath, tools, phase)
 	}
 	return nil
+}
+
+// createTables creates the database -db's prefix followed by 0 and
+// LinkBench's tables in it when they are missing, connecting as -dsn says
+// with -dsn's password, or MYSQL_PWD's when -dsn has none (s.cfg).
+func createTables(ctx context.Context, s *server, o *options) error {
+	st, err := mysqlstore.Open(ctx, mysqlstore.Options{DSN: s.cfg.FormatDSN(), DBPrefix: o.db, Engine: engineOf(o.engine)})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.CreateSchema(ctx, "", mysqlstore.SchemaOptions{IfNotExists: true})
 }
 
 // pairOrder returns the order of the tools' runs in pair p (from 0): the

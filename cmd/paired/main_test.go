@@ -46,6 +46,16 @@ func TestParseChecksBeforeTheServer(t *testing.T) {
 		{"-D", "maxid1"},
 		{"-db", "a-b"},
 		{"-db", "x`y"},
+		// Values linkbench-go's validation refuses: refused here, before
+		// paired truncates the tables (they were refused by the tools
+		// after it).
+		{"-D", "nlinks_func=bogus"},
+		{"-D", "requestrate=-5"},
+		{"-D", "link_type_count=0"},
+		// Tables other than the ones paired creates and truncates.
+		{"-D", "linktable=lt2"},
+		// A level that hides the result lines paired reads.
+		{"-D", "debuglevel=WARN"},
 	} {
 		if _, err := parse(append(append([]string(nil), dsn...), args...)); err == nil {
 			t.Errorf("%v accepted", args)
@@ -367,5 +377,90 @@ func TestDSNPasswordFromEnv(t *testing.T) {
 	if s, err := openServer(t.Context(), cfg.FormatDSN(), false); err == nil {
 		s.db.Close()
 		t.Error("connected without a password")
+	}
+}
+
+// TestDSNPasswordFromEnvTables: with -dsn without a password and
+// MYSQL_PWD, paired creates the tables with MYSQL_PWD's password; it
+// opened them with -dsn as given (1045, "using password: NO"). Needs the
+// MySQL test server, and a password on its DSN.
+func TestDSNPasswordFromEnvTables(t *testing.T) {
+	cfg, err := mysql.ParseDSN(testdb.MySQLDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Passwd == "" {
+		t.Skip("the test server's DSN has no password")
+	}
+	t.Setenv("MYSQL_PWD", cfg.Passwd)
+	cfg.Passwd = ""
+	s, err := openServer(t.Context(), cfg.FormatDSN(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.db.Close()
+	o := &options{db: "lbpairedpwtest", engine: "innodb"}
+	defer s.db.Exec("DROP DATABASE IF EXISTS lbpairedpwtest0")
+	if err := createTables(t.Context(), s, o); err != nil {
+		t.Fatalf("createTables with MYSQL_PWD: %v", err)
+	}
+	var n int
+	if err := s.db.QueryRow("SELECT COUNT(*) FROM lbpairedpwtest0.nodetable").Scan(&n); err != nil {
+		t.Errorf("no node table: %v", err)
+	}
+}
+
+// TestDefNeverEchoesPassword: a connection key in another case is refused
+// as the connection key it is, without its value.
+func TestDefNeverEchoesPassword(t *testing.T) {
+	_, err := parse([]string{"-dsn", "u@tcp(127.0.0.1:1)/", "-D", "PASSWORD=s3cretvalue"})
+	if err == nil {
+		t.Fatal("-D PASSWORD accepted")
+	}
+	if strings.Contains(err.Error(), "s3cretvalue") {
+		t.Errorf("the error shows the value: %v", err)
+	}
+}
+
+// TestRelativeLauncher: a launcher named relative to the working directory
+// is run as that file (exec looked a bare name up in PATH, after the
+// tables were truncated and loaded).
+func TestRelativeLauncher(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lb-java"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "LinkConfigMysql.properties"), []byte("maxid1=1001\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	o, err := parse([]string{"-dsn", "u@tcp(127.0.0.1:1)/", "-java", "lb-java"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "lb-java"); o.java != want {
+		t.Errorf("-java lb-java: runs %q, want %q", o.java, want)
+	}
+}
+
+// TestPhaseWithoutResult: a tool that exits 0 without its phase's result
+// line fails the phase (its column was "-" and its ratios meaningless).
+func TestPhaseWithoutResult(t *testing.T) {
+	var log strings.Builder
+	if _, err := runPhase(t.Context(), nil, "java request", []string{"/bin/sh", "-c", "echo done", "sh", "-r"}, nil, &log); err == nil ||
+		!strings.Contains(err.Error(), "REQUEST PHASE COMPLETED") {
+		t.Errorf("no result line: err = %v", err)
+	}
+	if _, err := runPhase(t.Context(), nil, "java load", []string{"/bin/sh", "-c", "echo done", "sh", "-l"}, nil, &log); err == nil ||
+		!strings.Contains(err.Error(), "LOAD PHASE COMPLETED") {
+		t.Errorf("no load line: err = %v", err)
+	}
+	m, err := runPhase(t.Context(), nil, "go request",
+		[]string{"/bin/sh", "-c", "echo 'REQUEST PHASE COMPLETED. 50 requests done in 1 seconds. Requests/second = 50'", "sh", "-r"}, nil, &log)
+	if err != nil || m.requests != 50 {
+		t.Errorf("with the result line: %+v, %v", m, err)
 	}
 }
