@@ -88,6 +88,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -287,18 +288,9 @@ func parse(args []string) (*options, error) {
 	// stays that file when paired runs it (exec looks a bare name up in
 	// PATH).
 	o.java, o.linkbench, o.config = absIfSet(o.java), absIfSet(o.linkbench), absIfSet(o.config)
-	cfg := linkbench.DefaultConfig()
-	for _, d := range append(graphDefs(o), o.defs...) {
-		k, v, ok := strings.Cut(d, "=")
-		if !ok {
+	for _, d := range o.defs {
+		if !strings.Contains(d, "=") {
 			return nil, usageErr{fmt.Errorf("-D %q: want key=value", d)}
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if err := cfg.Set(k, v); err != nil {
-			return nil, usageErr{fmt.Errorf("-D %s: %w", k, err)}
-		}
-		if k == "debuglevel" && !slices.Contains([]string{"TRACE", "DEBUG", "INFO"}, strings.ToUpper(v)) {
-			return nil, usageErr{fmt.Errorf("-D debuglevel=%s: want TRACE, DEBUG or INFO (paired reads the tools' INFO lines: their results)", v)}
 		}
 	}
 	if err := checkIdent(o.db); err != nil {
@@ -326,8 +318,9 @@ func absIfSet(p string) string {
 // checkConfig validates the configuration both tools get (the file, the
 // graph's keys, the run's and the -D keys) as linkbench-go will, so that a
 // value out of range is refused before the server is touched, and refuses
-// table names other than LinkBench's: paired creates and truncates
-// linktable, counttable and nodetable.
+// table names other than LinkBench's (paired creates and truncates
+// linktable, counttable and nodetable) and a debuglevel above INFO, which
+// hides the result lines paired reads.
 func checkConfig(o *options) error {
 	over := map[string]string{}
 	for _, d := range slices.Concat(graphDefs(o), runDefs(o), o.defs) {
@@ -349,6 +342,9 @@ func checkConfig(o *options) error {
 			return fmt.Errorf("-config %s with paired's keys: %w", o.config, err)
 		}
 		return err
+	}
+	if lvl, _ := cfg.LogLevel(); lvl > slog.LevelInfo {
+		return fmt.Errorf("debuglevel = %q: want TRACE, DEBUG or INFO (paired reads the tools' INFO lines: their results)", cfg.DebugLevel)
 	}
 	for _, t := range [][2]string{{"linktable", cfg.Store.LinkTable}, {"counttable", cfg.Store.CountTable}, {"nodetable", cfg.Store.NodeTable}} {
 		if t[1] != "" && t[1] != t[0] {
@@ -754,11 +750,12 @@ func runPhase(ctx context.Context, s *server, name string, argv []string, env []
 	// A tool that exits 0 without its phase's result line measured
 	// nothing paired can compare (a debuglevel above INFO in the
 	// configuration file hides it; a launcher that is not LinkBench's).
-	switch want := argv[len(argv)-1]; {
-	case want == "-l" && loadRE.FindStringIndex(text) == nil:
-		return nil, fmt.Errorf("%s: exited without its \"LOAD PHASE COMPLETED\" line (a debuglevel above INFO hides it; all its output is in the log)", name)
-	case want == "-r" && reqRE.FindStringIndex(text) == nil:
-		return nil, fmt.Errorf("%s: exited without its \"REQUEST PHASE COMPLETED\" line (a debuglevel above INFO hides it; all its output is in the log)", name)
+	re, line := reqRE, "REQUEST PHASE COMPLETED"
+	if argv[len(argv)-1] == "-l" {
+		re, line = loadRE, "LOAD PHASE COMPLETED"
+	}
+	if re.FindStringIndex(text) == nil {
+		return nil, fmt.Errorf("%s: exited without its %q line (a debuglevel above INFO hides it; all its output is in the log)", name, line)
 	}
 	return m, nil
 }

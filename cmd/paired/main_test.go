@@ -464,3 +464,25 @@ func TestPhaseWithoutResult(t *testing.T) {
 		t.Errorf("with the result line: %+v, %v", m, err)
 	}
 }
+
+// TestConfigDebugLevel: a configuration file whose debuglevel hides the
+// result lines is refused before the server is touched, as -D's is.
+func TestConfigDebugLevel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config", "LinkConfigMysql.properties")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []string{"WARN", "info"} {
+		if err := os.WriteFile(cfg, []byte("maxid1=1001\ndebuglevel="+level+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := parse([]string{"-dsn", "u@tcp(127.0.0.1:1)/", "-config", cfg})
+		if level == "WARN" && (err == nil || !strings.Contains(err.Error(), "debuglevel")) {
+			t.Errorf("debuglevel=WARN in the file: err = %v", err)
+		}
+		if level == "info" && err != nil {
+			t.Errorf("debuglevel=info in the file: %v", err)
+		}
+	}
+}
